@@ -1,0 +1,109 @@
+//! The library's front door: load a scenario, run it, get a summary and time series back.
+//! The Python glue (`crates/mmtcp-python`) calls only what is here.
+
+use crate::error::InputError;
+use crate::sim::SimTime;
+use std::path::PathBuf;
+
+/// Where a scenario comes from.
+#[derive(Clone, Debug)]
+pub enum ScenarioSource {
+    /// A TOML file; trace paths in it are relative to its folder.
+    File(PathBuf),
+    /// TOML text; `name` stands for the file in error messages, `base_dir` resolves trace paths.
+    Toml { text: String, name: String, base_dir: PathBuf },
+    /// JSON text of the same structure (what Python sends for a dict).
+    Json { text: String, name: String, base_dir: PathBuf },
+}
+
+/// How a run is asked for.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Replaces `simulation.seed` when given.
+    pub seed: Option<u64>,
+    /// `--set path=value` overrides, applied in order before validation.
+    pub overrides: Vec<(String, String)>,
+}
+
+/// Progress of a run, reported to the caller's callback about ten times a wall-second.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub sim_time: SimTime,
+    pub stop_time: SimTime,
+    pub events: u64,
+    pub wall_seconds: f64,
+}
+
+/// One time-series column: `values[i]` was sampled at `time_s[i]` (the first column).
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+/// What a run produces.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// `summary.json`'s content.
+    pub summary: serde_json::Value,
+    /// The time series; the first column is `time_s`.
+    pub columns: Vec<Column>,
+}
+
+/// Why a run did not finish.
+#[derive(Debug)]
+pub enum RunError {
+    /// The scenario, a trace or an override is wrong (exit code 2).
+    Input(InputError),
+    /// The progress callback asked to stop (for example on Ctrl-C).
+    Interrupted,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Input(e) => e.fmt(f),
+            RunError::Interrupted => f.write_str("interrupted"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<InputError> for RunError {
+    fn from(e: InputError) -> Self {
+        RunError::Input(e)
+    }
+}
+
+/// Result of the engine micro-benchmark.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineBench {
+    pub events: u64,
+    pub wall_seconds: f64,
+    pub events_per_second: f64,
+}
+
+/// Loads, overrides and validates a scenario; returns the resolved scenario (every default
+/// filled in) as TOML text.
+pub fn validate(source: &ScenarioSource, options: &RunOptions) -> Result<String, InputError> {
+    let _ = (source, options);
+    unimplemented!("DEV STUB: wired by the core session")
+}
+
+/// Runs a scenario to its stop time. `progress` is called about ten times a wall-second; when it
+/// returns `false` the run stops with [`RunError::Interrupted`].
+pub fn run(
+    source: &ScenarioSource,
+    options: &RunOptions,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<RunOutput, RunError> {
+    let _ = (source, options, progress);
+    unimplemented!("DEV STUB: wired by the core session")
+}
+
+/// The bare event engine with a realistic mix of timer and packet events: `events` events.
+pub fn bench_engine(events: u64) -> EngineBench {
+    let _ = events;
+    unimplemented!("DEV STUB: wired by the core session")
+}

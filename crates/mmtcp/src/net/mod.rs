@@ -1,0 +1,7 @@
+//! Packets, the packet arena, nodes and routes, wired links and their queues.
+
+pub mod arena;
+pub mod packet;
+
+pub use arena::{PacketArena, PacketId};
+pub use packet::{FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};

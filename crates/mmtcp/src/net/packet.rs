@@ -1,0 +1,141 @@
+//! Packets: plain headers, no payload bytes.
+//!
+//! A packet is an IP datagram carrying one TCP segment. Sequence numbers are absolute 64-bit byte
+//! offsets from the start of the connection: a simulation never wraps, so there is no modular
+//! arithmetic and no PAWS (a documented simplification; wire formats keep 32 bits). The size on
+//! the wire is the TCP payload plus [`TCP_IP_HEADER_BYTES`] plus SACK option bytes; link-layer
+//! framing is not counted.
+
+use crate::sim::SimTime;
+
+/// IPv4 (20) + TCP (20) + timestamp option (12, padded), as on a Linux connection: an MSS of 1448
+/// bytes then fills a 1500-byte MTU.
+pub const TCP_IP_HEADER_BYTES: u32 = 52;
+/// SACK option: kind and length (2 bytes) plus 8 bytes per block, padded to 4 with two NOPs.
+pub const SACK_OPTION_BASE_BYTES: u32 = 4;
+pub const SACK_BLOCK_BYTES: u32 = 8;
+/// At most four blocks fit into TCP option space; three when timestamps are on (RFC 2018 §3).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// Index of a node in the topology.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// Index of a flow (one TCP connection and its application).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
+/// Which end of a flow a packet is addressed to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The data sender (packets flowing to it carry ACKs).
+    Sender,
+    /// The data receiver (packets flowing to it carry data).
+    Receiver,
+}
+
+/// TCP control flags used by the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpFlags(pub u8);
+
+impl TcpFlags {
+    pub const SYN: TcpFlags = TcpFlags(0x02);
+    pub const ACK: TcpFlags = TcpFlags(0x10);
+    pub const SYN_ACK: TcpFlags = TcpFlags(0x12);
+
+    pub fn contains(self, other: TcpFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// A byte range `[start, end)` of the sequence space.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeqRange {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl SeqRange {
+    pub fn new(start: u64, end: u64) -> SeqRange {
+        debug_assert!(start <= end);
+        SeqRange { start, end }
+    }
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// Up to [`MAX_SACK_BLOCKS`] SACK blocks, most recent first (RFC 2018 §4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    len: u8,
+    blocks: [SeqRange; MAX_SACK_BLOCKS],
+}
+
+impl SackBlocks {
+    pub fn push(&mut self, block: SeqRange) {
+        if (self.len as usize) < MAX_SACK_BLOCKS {
+            self.blocks[self.len as usize] = block;
+            self.len += 1;
+        }
+    }
+    pub fn as_slice(&self) -> &[SeqRange] {
+        &self.blocks[..self.len as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Bytes this option adds to the TCP header.
+    pub fn option_bytes(&self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            SACK_OPTION_BASE_BYTES + SACK_BLOCK_BYTES * self.len as u32
+        }
+    }
+}
+
+/// The TCP header fields the model uses.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpHeader {
+    /// First byte of payload (or the SYN's sequence number).
+    pub seq: u64,
+    /// Payload length in bytes.
+    pub len: u32,
+    /// Cumulative acknowledgement: next byte expected.
+    pub ack: u64,
+    /// Advertised receive window in bytes (window scaling is implied).
+    pub window: u64,
+    pub flags: TcpFlags,
+    pub sack: SackBlocks,
+}
+
+/// One packet in flight.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The flow end this packet is addressed to.
+    pub to: Side,
+    /// Bytes on the wire (IP datagram).
+    pub size: u32,
+    pub tcp: TcpHeader,
+    /// When this copy left the sending host.
+    pub sent_at: SimTime,
+    /// When these bytes were first transmitted (equal to `sent_at` unless a retransmission);
+    /// the receiver uses it for the one-way delay of delivered data.
+    pub first_sent_at: SimTime,
+}
+
+impl Packet {
+    pub fn is_data(&self) -> bool {
+        self.tcp.len > 0
+    }
+}

@@ -1,0 +1,3 @@
+//! Transport protocols: TCP and its congestion controllers.
+
+pub mod cc;
