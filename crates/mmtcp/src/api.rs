@@ -2,8 +2,13 @@
 //! The Python glue (`crates/mmtcp-python`) calls only what is here.
 
 use crate::error::InputError;
+use crate::metrics::summary;
+use crate::scenario;
 use crate::sim::SimTime;
+use crate::world::Stop;
+use serde_json::json;
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// Where a scenario comes from.
 #[derive(Clone, Debug)]
@@ -87,8 +92,11 @@ pub struct EngineBench {
 /// Loads, overrides and validates a scenario; returns the resolved scenario (every default
 /// filled in) as TOML text.
 pub fn validate(source: &ScenarioSource, options: &RunOptions) -> Result<String, InputError> {
-    let _ = (source, options);
-    unimplemented!("DEV STUB: wired by the core session")
+    let loaded = scenario::load(source, options)?;
+    // Building checks what only construction can: trace files, routes between flow endpoints.
+    scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, loaded.scenario.simulation.seed)?;
+    toml::to_string_pretty(&loaded.scenario)
+        .map_err(|e| InputError::new(loaded.file.clone(), "", format!("cannot print the resolved scenario: {e}")))
 }
 
 /// Runs a scenario to its stop time. `progress` is called about ten times a wall-second; when it
@@ -98,12 +106,41 @@ pub fn run(
     options: &RunOptions,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunOutput, RunError> {
-    let _ = (source, options, progress);
-    unimplemented!("DEV STUB: wired by the core session")
+    let loaded = scenario::load(source, options)?;
+    let seed = loaded.scenario.simulation.seed;
+    let mut world = scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, seed)?;
+    let stop_time = world.stop_time;
+    let wall = Instant::now();
+    let stop = world.run(&mut |sim_time, events| {
+        progress(&Progress { sim_time, stop_time, events, wall_seconds: wall.elapsed().as_secs_f64() })
+    });
+    let wall_seconds = wall.elapsed().as_secs_f64();
+    if stop == Stop::Interrupted {
+        return Err(RunError::Interrupted);
+    }
+    let end = if stop == Stop::EventLimit { world.now() } else { stop_time };
+    let (flows, links) = summary::flows_and_links(&world, end);
+    let resolved = serde_json::to_value(&loaded.scenario).expect("a scenario always serialises");
+    let summary = json!({
+        "mmtcp_version": env!("CARGO_PKG_VERSION"),
+        "scenario_file": loaded.file,
+        "seed": seed,
+        "sim_seconds": end.as_secs_f64(),
+        "wall_seconds": wall_seconds,
+        "events": world.events,
+        "events_per_second": if wall_seconds > 0.0 { world.events as f64 / wall_seconds } else { 0.0 },
+        "stopped_by": summary::stop_reason(stop),
+        "peak_packets": world.packets.peak(),
+        "flows": flows,
+        "links": links,
+        "scenario": resolved,
+    });
+    let columns = std::mem::take(&mut world.series).into_columns();
+    Ok(RunOutput { summary, columns })
 }
 
 /// The bare event engine with a realistic mix of timer and packet events: `events` events.
 pub fn bench_engine(events: u64) -> EngineBench {
-    let _ = events;
-    unimplemented!("DEV STUB: wired by the core session")
+    let (events, wall_seconds) = crate::bench::run_engine(events);
+    EngineBench { events, wall_seconds, events_per_second: if wall_seconds > 0.0 { events as f64 / wall_seconds } else { 0.0 } }
 }

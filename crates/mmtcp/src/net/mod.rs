@@ -4,4 +4,7 @@ pub mod arena;
 pub mod packet;
 
 pub use arena::{PacketArena, PacketId};
-pub use packet::{FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
+pub use packet::{FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
+pub mod link;
+pub mod queue;
+pub mod routing;

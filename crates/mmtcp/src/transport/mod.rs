@@ -1,3 +1,4 @@
 //! Transport protocols: TCP and its congestion controllers.
 
 pub mod cc;
+pub mod tcp;

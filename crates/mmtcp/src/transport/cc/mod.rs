@@ -44,8 +44,12 @@ pub trait CongestionControl {
     /// RFC 5681's FlightSize in bytes. Sets ssthresh and sets cwnd to the post-recovery window.
     fn on_congestion_event(&mut self, now: SimTime, in_flight: u64);
     /// Retransmission timeout (RFC 5681 §3.1, RFC 6298 §5.5): sets ssthresh and collapses cwnd
-    /// to the loss window of one segment.
-    fn on_rto(&mut self, now: SimTime, in_flight: u64);
+    /// to the loss window of one segment. `already_reduced` says the timeout struck during fast
+    /// recovery or repeats an earlier timeout of the same loss episode: ssthresh already answers
+    /// this congestion and is kept, as Linux's `tcp_enter_loss` does — otherwise a timeout after
+    /// a long recovery would halve ssthresh twice for one congestion event, or, computed from a
+    /// FlightSize swollen by SACKed data, set it far above the path's capacity.
+    fn on_rto(&mut self, now: SimTime, in_flight: u64, already_reduced: bool);
     /// Fast recovery ended: a full ACK covered the recovery point.
     fn on_recovery_exit(&mut self, now: SimTime);
 }
@@ -100,8 +104,8 @@ impl CongestionControl for AnyCc {
     fn on_congestion_event(&mut self, now: SimTime, in_flight: u64) {
         dispatch!(self, c => c.on_congestion_event(now, in_flight))
     }
-    fn on_rto(&mut self, now: SimTime, in_flight: u64) {
-        dispatch!(self, c => c.on_rto(now, in_flight))
+    fn on_rto(&mut self, now: SimTime, in_flight: u64, already_reduced: bool) {
+        dispatch!(self, c => c.on_rto(now, in_flight, already_reduced))
     }
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))

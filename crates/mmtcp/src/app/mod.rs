@@ -1,0 +1,375 @@
+//! Applications: what a flow's sender writes into its socket, and when.
+//!
+//! - `bulk`: writes whenever the send buffer has room (iperf), optionally capped at a rate
+//!   (seed 002's server sends at most 100 Mbit/s) and optionally stopping after `size` bytes.
+//! - `download`: the receiver connects and the sender writes `size` bytes as fast as the socket
+//!   takes them (wget); the flow's completion time runs from the receiver's SYN to the last byte
+//!   delivered.
+//! - `onoff`: bursts at `rate` during `on` periods separated by silent `off` periods, with fixed
+//!   or exponentially distributed durations (AR/VR-like traffic, seed 000's bursts).
+//!
+//! A rate-capped writer writes one segment-sized chunk every chunk·8/rate seconds. When the send
+//! buffer is full it blocks and does not build up credit: it resumes at its rate once space
+//! frees, as a blocking `write()` paced by the application would.
+
+use crate::sim::{Duration, Rng, SimTime};
+use crate::transport::tcp::Opener;
+use crate::units::{Bytes, Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// Distribution of on/off period lengths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Durations {
+    /// Every period has exactly the stated length.
+    #[default]
+    Fixed,
+    /// Period lengths are exponential with the stated mean.
+    Exponential,
+}
+
+/// `[flow.app]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum AppConfig {
+    Bulk {
+        /// Most the application writes per second; unlimited when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rate_limit: Option<Rate>,
+        /// Total bytes to send; unlimited when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        size: Option<Bytes>,
+    },
+    Download {
+        /// Size of the file.
+        size: Bytes,
+    },
+    Onoff {
+        /// Length (or mean length) of a burst.
+        on: Time,
+        /// Length (or mean length) of a silence.
+        off: Time,
+        /// Sending rate during a burst.
+        rate: Rate,
+        #[serde(default)]
+        distribution: Durations,
+    },
+}
+
+impl Default for AppConfig {
+    fn default() -> Self {
+        AppConfig::Bulk { rate_limit: None, size: None }
+    }
+}
+
+impl AppConfig {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AppConfig::Bulk { .. } => "bulk",
+            AppConfig::Download { .. } => "download",
+            AppConfig::Onoff { .. } => "onoff",
+        }
+    }
+
+    /// Range checks; `Err((field, message))` names the key relative to the app table.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let positive_rate = |field, r: &Rate| {
+            if r.0 == 0 {
+                Err((field, "must be greater than 0bps".to_string()))
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            AppConfig::Bulk { rate_limit, size } => {
+                if let Some(r) = rate_limit {
+                    positive_rate("rate_limit", r)?;
+                }
+                if size.is_some_and(|s| s.0 == 0) {
+                    return Err(("size", "must be greater than 0B".into()));
+                }
+                Ok(())
+            }
+            AppConfig::Download { size } => {
+                if size.0 == 0 {
+                    return Err(("size", "must be greater than 0B".into()));
+                }
+                Ok(())
+            }
+            AppConfig::Onoff { on, off, rate, .. } => {
+                positive_rate("rate", rate)?;
+                if on.0 == Duration::ZERO {
+                    return Err(("on", "must be greater than 0s".into()));
+                }
+                if off.0 == Duration::ZERO {
+                    return Err(("off", "must be greater than 0s".into()));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Which end opens the connection.
+    pub fn opener(&self) -> Opener {
+        match self {
+            AppConfig::Download { .. } => Opener::Receiver,
+            _ => Opener::Sender,
+        }
+    }
+
+    /// Total bytes the application sends, if bounded.
+    pub fn total(&self) -> Option<u64> {
+        match self {
+            AppConfig::Bulk { size, .. } => size.map(|s| s.0),
+            AppConfig::Download { size } => Some(size.0),
+            AppConfig::Onoff { .. } => None,
+        }
+    }
+}
+
+/// A pacing clock: one chunk every `interval`, without credit while blocked.
+#[derive(Clone, Debug)]
+struct Pacer {
+    interval: Duration,
+    next_due: SimTime,
+}
+
+impl Pacer {
+    fn new(chunk: u64, rate_bps: u64, start: SimTime) -> Pacer {
+        Pacer { interval: Duration::transmission(chunk * 8, rate_bps), next_due: start }
+    }
+}
+
+/// A running application.
+#[derive(Clone, Debug)]
+pub struct App {
+    chunk: u64,
+    total: Option<u64>,
+    written: u64,
+    pacer: Option<Pacer>,
+    /// For on/off: whether in a burst, when the current period ends, and the period lengths.
+    onoff: Option<OnOffState>,
+    rng: Rng,
+}
+
+#[derive(Clone, Debug)]
+struct OnOffState {
+    on: bool,
+    period_end: SimTime,
+    on_len: Duration,
+    off_len: Duration,
+    distribution: Durations,
+}
+
+/// What the application did when asked to write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Write {
+    /// Bytes written now.
+    pub bytes: u64,
+    /// When the application wants to be woken next (`None`: only when buffer space frees).
+    pub wake: Option<SimTime>,
+}
+
+impl App {
+    /// `chunk` is the writer's unit (the flow's MSS), `start` the flow's start time.
+    pub fn new(config: &AppConfig, chunk: u64, start: SimTime, rng: Rng) -> App {
+        let (pacer, onoff) = match config {
+            AppConfig::Bulk { rate_limit: Some(r), .. } => (Some(Pacer::new(chunk, r.0, start)), None),
+            AppConfig::Bulk { rate_limit: None, .. } | AppConfig::Download { .. } => (None, None),
+            AppConfig::Onoff { on, off, rate, distribution } => (
+                Some(Pacer::new(chunk, rate.0, start)),
+                Some(OnOffState { on: false, period_end: start, on_len: on.0, off_len: off.0, distribution: *distribution }),
+            ),
+        };
+        App { chunk, total: config.total(), written: 0, pacer, onoff, rng }
+    }
+
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Whether the application has written everything it will ever write.
+    pub fn is_done(&self) -> bool {
+        self.total.is_some_and(|t| self.written >= t)
+    }
+
+    fn remaining(&self) -> u64 {
+        self.total.map_or(u64::MAX, |t| t - self.written)
+    }
+
+    fn period(&mut self, mean: Duration, distribution: Durations) -> Duration {
+        match distribution {
+            Durations::Fixed => mean,
+            Durations::Exponential => Duration::from_secs_f64(self.rng.exponential(mean.as_secs_f64())).max(Duration(1)),
+        }
+    }
+
+    /// Advances on/off periods up to `now`.
+    fn advance_periods(&mut self, now: SimTime) {
+        while let Some(state) = self.onoff.as_ref() {
+            if state.period_end > now {
+                break;
+            }
+            let (on, end, on_len, off_len, distribution) =
+                (state.on, state.period_end, state.on_len, state.off_len, state.distribution);
+            let next_on = !on;
+            let len = self.period(if next_on { on_len } else { off_len }, distribution);
+            let state = self.onoff.as_mut().expect("checked above");
+            state.on = next_on;
+            state.period_end = end + len;
+            if next_on {
+                if let Some(p) = self.pacer.as_mut() {
+                    p.next_due = end;
+                }
+            }
+        }
+    }
+
+    /// Called at the flow's start, at each wake-up it asked for, and whenever the send buffer
+    /// gains room; writes what it can into `space` bytes of buffer.
+    pub fn write(&mut self, now: SimTime, space: u64) -> Write {
+        self.advance_periods(now);
+        let remaining = self.remaining();
+        if remaining == 0 {
+            return Write::default();
+        }
+        let period_end = self.onoff.as_ref().map(|s| (s.on, s.period_end));
+        if let Some((false, end)) = period_end {
+            return Write { bytes: 0, wake: Some(end) };
+        }
+        let Some(pacer) = self.pacer.as_mut() else {
+            let bytes = space.min(remaining);
+            self.written += bytes;
+            return Write { bytes, wake: None };
+        };
+        if now < pacer.next_due {
+            return Write { bytes: 0, wake: None }; // a wake-up is already pending
+        }
+        let chunk = self.chunk.min(remaining);
+        if space < chunk {
+            return Write { bytes: 0, wake: None }; // blocked until buffer space frees
+        }
+        pacer.next_due = now.max(pacer.next_due) + pacer.interval;
+        let mut wake = pacer.next_due;
+        if let Some((true, end)) = period_end {
+            wake = wake.min(end);
+        }
+        self.written += chunk;
+        let wake = (self.remaining() > 0).then_some(wake);
+        Write { bytes: chunk, wake }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng() -> Rng {
+        Rng::for_component(1, "app")
+    }
+
+    fn run(app: &mut App, until: SimTime, space: u64) -> (u64, usize) {
+        // Drives the app on its own wake-ups with unlimited buffer space.
+        let mut now = SimTime::ZERO;
+        let mut wakes = 0;
+        loop {
+            let w = app.write(now, space);
+            match w.wake {
+                Some(t) if t <= until => {
+                    now = t;
+                    wakes += 1;
+                }
+                _ => break,
+            }
+        }
+        (app.written(), wakes)
+    }
+
+    #[test]
+    fn unlimited_bulk_fills_the_buffer() {
+        let mut app = App::new(&AppConfig::default(), 1448, SimTime::ZERO, rng());
+        assert_eq!(app.write(SimTime::ZERO, 1_000_000), Write { bytes: 1_000_000, wake: None });
+        assert_eq!(app.write(SimTime::ZERO, 500), Write { bytes: 500, wake: None });
+    }
+
+    #[test]
+    fn rate_cap_writes_at_the_rate() {
+        let cfg = AppConfig::Bulk { rate_limit: Some(Rate(100_000_000)), size: None };
+        let mut app = App::new(&cfg, 1250, SimTime::ZERO, rng());
+        // 1250 B every 100 µs at 100 Mbit/s: over 1 s, 10 000 chunks (plus the one at t = 0).
+        let (written, _) = run(&mut app, SimTime::ZERO + Duration::from_secs(1), u64::MAX);
+        assert_eq!(written, 10_001 * 1250);
+    }
+
+    #[test]
+    fn blocked_writer_builds_no_credit() {
+        let cfg = AppConfig::Bulk { rate_limit: Some(Rate(8_000_000)), size: None };
+        let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng()); // one chunk per ms
+        assert_eq!(app.write(SimTime::ZERO, 10_000).bytes, 1000);
+        // Buffer full at the next due time: blocked.
+        let t1 = SimTime::ZERO + Duration::from_millis(1);
+        assert_eq!(app.write(t1, 0), Write { bytes: 0, wake: None });
+        // Space frees 10 ms later: one chunk, next due 1 ms after that — not ten chunks.
+        let t2 = SimTime::ZERO + Duration::from_millis(11);
+        assert_eq!(app.write(t2, 10_000), Write { bytes: 1000, wake: Some(SimTime::ZERO + Duration::from_millis(12)) });
+        assert_eq!(app.write(t2, 10_000).bytes, 0);
+    }
+
+    #[test]
+    fn download_stops_at_its_size() {
+        let cfg = AppConfig::Download { size: Bytes(5000) };
+        assert_eq!(cfg.opener(), Opener::Receiver);
+        let mut app = App::new(&cfg, 1448, SimTime::ZERO, rng());
+        assert_eq!(app.write(SimTime::ZERO, 3000).bytes, 3000);
+        assert_eq!(app.write(SimTime::ZERO, 3000).bytes, 2000);
+        assert!(app.is_done());
+        assert_eq!(app.write(SimTime::ZERO, 3000).bytes, 0);
+    }
+
+    #[test]
+    fn onoff_sends_only_in_bursts() {
+        let cfg = AppConfig::Onoff {
+            on: Time(Duration::from_millis(10)),
+            off: Time(Duration::from_millis(30)),
+            rate: Rate(8_000_000),
+            distribution: Durations::Fixed,
+        };
+        let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng());
+        // 1 chunk per ms during 10 ms of every 40 ms: over 400 ms, 10 bursts of 10 chunks.
+        let (written, _) = run(&mut app, SimTime::ZERO + Duration::from_millis(399), u64::MAX);
+        assert_eq!(written, 100 * 1000);
+    }
+
+    #[test]
+    fn onoff_exponential_mean_duty_cycle() {
+        let cfg = AppConfig::Onoff {
+            on: Time(Duration::from_millis(10)),
+            off: Time(Duration::from_millis(30)),
+            rate: Rate(8_000_000),
+            distribution: Durations::Exponential,
+        };
+        let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng());
+        let (written, _) = run(&mut app, SimTime::ZERO + Duration::from_secs(200), u64::MAX);
+        // About 5000 bursts; a burst of length L sends a chunk at its start and then one per
+        // millisecond: ceil(L / 1 ms) chunks, whose mean for L ~ Exp(10 ms) is
+        // 1 / (1 − e^(−1/10)) = 10.508.
+        let expected = 5000.0 / (1.0 - (-0.1f64).exp());
+        let chunks = written as f64 / 1000.0;
+        assert!((chunks - expected).abs() / expected < 0.05, "{chunks} vs {expected}");
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let bad = AppConfig::Onoff { on: Time(Duration::ZERO), off: Time(Duration::from_secs(1)), rate: Rate(1), distribution: Durations::Fixed };
+        assert_eq!(bad.validate().unwrap_err().0, "on");
+        assert_eq!(AppConfig::Download { size: Bytes(0) }.validate().unwrap_err().0, "size");
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let err = toml::from_str::<AppConfig>("kind = \"bulk\"\nbogus = 1").unwrap_err().to_string();
+        assert!(err.contains("bogus"), "{err}");
+        let ok: AppConfig = toml::from_str("kind = \"download\"\nsize = \"5MB\"").unwrap();
+        assert_eq!(ok, AppConfig::Download { size: Bytes(5_000_000) });
+    }
+}

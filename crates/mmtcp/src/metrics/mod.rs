@@ -1,0 +1,9 @@
+//! Measurement: latency histograms, per-flow and per-link counters, sampled time series.
+
+pub mod histogram;
+
+pub use histogram::LogHistogram;
+pub mod series;
+
+pub use series::TimeSeries;
+pub mod summary;

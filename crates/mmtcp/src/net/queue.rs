@@ -1,0 +1,86 @@
+//! Drop-tail FIFO limited in packets or in bytes.
+//!
+//! The limit counts packets waiting for the transmitter; the packet being serialised has left
+//! the queue (as in ns-3, where the device's transmit slot is separate from its queue disc).
+
+use super::arena::PacketId;
+use crate::units::BufferLimit;
+use std::collections::VecDeque;
+
+#[derive(Debug)]
+pub struct DropTailQueue {
+    items: VecDeque<(PacketId, u32)>,
+    bytes: u64,
+    limit: BufferLimit,
+}
+
+impl DropTailQueue {
+    pub fn new(limit: BufferLimit) -> Self {
+        let capacity = match limit {
+            BufferLimit::Packets(n) => n.min(1 << 16) as usize,
+            BufferLimit::Bytes(b) => (b / 1500).min(1 << 16) as usize,
+        };
+        DropTailQueue { items: VecDeque::with_capacity(capacity), bytes: 0, limit }
+    }
+
+    /// Appends the packet unless that would exceed the limit; `false` means dropped.
+    #[inline]
+    pub fn push(&mut self, pkt: PacketId, size: u32) -> bool {
+        let fits = match self.limit {
+            BufferLimit::Packets(n) => (self.items.len() as u64) < n,
+            BufferLimit::Bytes(b) => self.bytes + size as u64 <= b,
+        };
+        if fits {
+            self.items.push_back((pkt, size));
+            self.bytes += size as u64;
+        }
+        fits
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(PacketId, u32)> {
+        let item = self.items.pop_front()?;
+        self.bytes -= item.1 as u64;
+        Some(item)
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_limit_drops_the_arrival_beyond_it() {
+        let mut q = DropTailQueue::new(BufferLimit::Packets(2));
+        assert!(q.push(PacketId(0), 1500));
+        assert!(q.push(PacketId(1), 1500));
+        assert!(!q.push(PacketId(2), 40), "third packet dropped whatever its size");
+        assert_eq!(q.pop(), Some((PacketId(0), 1500)));
+        assert!(q.push(PacketId(3), 1500));
+        assert_eq!(q.len(), 2);
+    }
+
+    #[test]
+    fn byte_limit_admits_small_packets_that_fit() {
+        let mut q = DropTailQueue::new(BufferLimit::Bytes(3000));
+        assert!(q.push(PacketId(0), 1500));
+        assert!(q.push(PacketId(1), 1400));
+        assert!(!q.push(PacketId(2), 1500));
+        assert!(q.push(PacketId(3), 100));
+        assert_eq!(q.bytes(), 3000);
+        q.pop();
+        assert_eq!(q.bytes(), 1500);
+    }
+}

@@ -1,0 +1,202 @@
+//! From a typed scenario to a runnable `World`: names resolved, cross-references and ranges
+//! checked (each failure one `InputError` naming the field), then components wired up.
+
+use super::schema::{LinkKind, Scenario};
+use crate::app::App;
+use crate::channel::{AnyChannel, ChannelContext};
+use crate::error::InputError;
+use crate::event::DirId;
+use crate::metrics::TimeSeries;
+use crate::net::link::{Direction, Impairments};
+use crate::net::routing::Routes;
+use crate::net::{FlowId, NodeId};
+use crate::sim::{Duration, Rng, SimTime};
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::world::{ChannelDriver, Flow, LinkInfo, World};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Fills in default names and checks everything that serde cannot: references between
+/// sections, uniqueness, value ranges.
+pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
+    let err = |field: String, message: String| InputError::new(file, field, message);
+
+    if s.simulation.duration.0 == Duration::ZERO {
+        return Err(err("simulation.duration".into(), "must be greater than 0s".into()));
+    }
+    if s.metrics.interval.0 == Duration::ZERO {
+        return Err(err("metrics.interval".into(), "must be greater than 0s".into()));
+    }
+    let rows = s.simulation.duration.0 .0 / s.metrics.interval.0 .0;
+    if rows > 10_000_000 {
+        return Err(err(
+            "metrics.interval".into(),
+            format!("{} gives {rows} rows over {}; allowed at most 10 million rows", s.metrics.interval, s.simulation.duration),
+        ));
+    }
+    if s.nodes.is_empty() {
+        return Err(err("node".into(), "a scenario needs at least two [[node]] entries".into()));
+    }
+    let mut node_index: HashMap<&str, usize> = HashMap::new();
+    for (i, n) in s.nodes.iter().enumerate() {
+        if n.name.trim().is_empty() {
+            return Err(err(format!("node[{i}].name"), "must not be empty".into()));
+        }
+        if node_index.insert(n.name.as_str(), i).is_some() {
+            return Err(err(format!("node[{i}].name"), format!("\"{}\" is used by another node; names must be unique", n.name)));
+        }
+    }
+    let node_list = || s.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", ");
+    let lookup = |field: String, name: &str| -> Result<(), InputError> {
+        if node_index.contains_key(name) {
+            Ok(())
+        } else {
+            Err(err(field, format!("no node named \"{name}\"; nodes are: {}", node_list())))
+        }
+    };
+
+    let mut link_names: HashMap<String, usize> = HashMap::new();
+    for (i, l) in s.links.iter_mut().enumerate() {
+        let field = |k: &str| format!("link[{i}].{k}");
+        lookup(field("between"), &l.between[0])?;
+        lookup(field("between"), &l.between[1])?;
+        if l.between[0] == l.between[1] {
+            return Err(err(field("between"), format!("a link joins two different nodes, not \"{}\" to itself", l.between[0])));
+        }
+        if l.name.is_empty() {
+            l.name = format!("{}-{}", l.between[0], l.between[1]);
+        }
+        if link_names.insert(l.name.clone(), i).is_some() {
+            return Err(err(field("name"), format!("\"{}\" is used by another link; names must be unique (set `name`)", l.name)));
+        }
+        match l.kind {
+            LinkKind::Wired => {
+                match l.rate {
+                    None => return Err(err(field("rate"), "a wired link needs a rate, e.g. \"1Gbps\"".into())),
+                    Some(r) if r.0 == 0 => return Err(err(field("rate"), "must be greater than 0bps".into())),
+                    Some(_) => {}
+                }
+                if l.channel.is_some() {
+                    return Err(err(field("channel"), "only radio links have a channel; set kind = \"radio\" or use `rate`".into()));
+                }
+                if l.reverse_channel.is_some() {
+                    return Err(err(field("reverse_channel"), "only radio links have a channel".into()));
+                }
+            }
+            LinkKind::Radio => {
+                if l.rate.is_some() {
+                    return Err(err(field("rate"), "a radio link takes its rate from `channel`; remove `rate`".into()));
+                }
+                if l.channel.is_none() {
+                    return Err(err(field("channel"), "a radio link needs a channel, e.g. { kind = \"constant\", rate = \"1Gbps\" }".into()));
+                }
+            }
+        }
+        if matches!(l.buffer, crate::units::BufferLimit::Packets(0) | crate::units::BufferLimit::Bytes(0)) {
+            return Err(err(field("buffer"), "must hold at least one packet".into()));
+        }
+        for (side, d) in [("forward", &l.forward), ("reverse", &l.reverse)] {
+            for (key, p) in [("loss", d.loss), ("duplicate", d.duplicate), ("reorder", d.reorder)] {
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(err(format!("link[{i}].{side}.{key}"), format!("{p} is not a probability; allowed 0 to 1")));
+                }
+            }
+        }
+    }
+
+    let mut flow_names: HashMap<String, usize> = HashMap::new();
+    for (i, f) in s.flows.iter_mut().enumerate() {
+        let field = |k: &str| format!("flow[{i}].{k}");
+        lookup(field("from"), &f.from)?;
+        lookup(field("to"), &f.to)?;
+        if f.from == f.to {
+            return Err(err(field("to"), format!("a flow goes between two different nodes, not \"{}\" to itself", f.to)));
+        }
+        if f.name.is_empty() {
+            f.name = format!("flow{i}");
+        }
+        if flow_names.insert(f.name.clone(), i).is_some() {
+            return Err(err(field("name"), format!("\"{}\" is used by another flow; names must be unique", f.name)));
+        }
+        if f.start.0 >= s.simulation.duration.0 {
+            return Err(err(field("start"), format!("{} is not before the end of the run ({})", f.start, s.simulation.duration)));
+        }
+        f.transport.tcp.validate().map_err(|(k, m)| err(format!("flow[{i}].transport.{k}"), m))?;
+        f.app.validate().map_err(|(k, m)| err(format!("flow[{i}].app.{k}"), m))?;
+    }
+    Ok(())
+}
+
+/// Wires a resolved scenario into a `World`. `base_dir` resolves trace paths.
+pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<World, InputError> {
+    let node_ids: HashMap<&str, NodeId> = s.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), NodeId(i as u32))).collect();
+    let mut dirs = Vec::new();
+    let mut links = Vec::new();
+    let mut channels = Vec::new();
+    let mut dir_names = Vec::new();
+    for (i, l) in s.links.iter().enumerate() {
+        let a = node_ids[l.between[0].as_str()];
+        let b = node_ids[l.between[1].as_str()];
+        let fwd = DirId(dirs.len() as u32);
+        let rev = DirId(dirs.len() as u32 + 1);
+        let rate = l.rate.map_or(0, |r| r.0);
+        for (id, from, to, d, tag) in [(fwd, a, b, &l.forward, "fwd"), (rev, b, a, &l.reverse, "rev")] {
+            let impairments = Impairments { loss: d.loss, duplicate: d.duplicate, reorder: d.reorder, reorder_delay: d.reorder_delay.0 };
+            let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
+            dirs.push(Direction::new(id, from, to, rate, l.delay.0, l.buffer, impairments, rng));
+            dir_names.push(format!("{}.{tag}", l.name));
+        }
+        if l.kind == LinkKind::Radio {
+            let forward = l.channel.as_ref().expect("resolve checked radio links have a channel");
+            let mut add = |config, key: &str, targets: Vec<DirId>| -> Result<(), InputError> {
+                let field = format!("link[{i}].{key}");
+                let ctx = ChannelContext { scenario_file: file, field: &field, base_dir };
+                let process = AnyChannel::build(config, &ctx)?;
+                let rng = Rng::for_component(seed, &format!("link/{}/{key}", l.name));
+                channels.push(ChannelDriver { process, rng, targets });
+                Ok(())
+            };
+            match &l.reverse_channel {
+                None => add(forward, "channel", vec![fwd, rev])?,
+                Some(reverse) => {
+                    add(forward, "channel", vec![fwd])?;
+                    add(reverse, "reverse_channel", vec![rev])?;
+                }
+            }
+        }
+        links.push(LinkInfo { name: l.name.clone(), radio: l.kind == LinkKind::Radio, between: [a, b], dirs: [fwd, rev] });
+    }
+    let endpoints: Vec<(NodeId, NodeId)> = dirs.iter().map(|d| (d.from, d.to)).collect();
+    let routes = Routes::compute(s.nodes.len(), &endpoints);
+
+    let mut flows = Vec::new();
+    for (i, f) in s.flows.iter().enumerate() {
+        let src = node_ids[f.from.as_str()];
+        let dst = node_ids[f.to.as_str()];
+        for (a, b, what) in [(src, dst, "to"), (dst, src, "from")] {
+            if routes.next_hop(a, b).is_none() {
+                return Err(InputError::new(
+                    file,
+                    format!("flow[{i}].{what}"),
+                    format!("no path of links from \"{}\" to \"{}\"", s.nodes[a.0 as usize].name, s.nodes[b.0 as usize].name),
+                ));
+            }
+        }
+        let tcp = &f.transport.tcp;
+        let opener = f.app.opener();
+        let id = FlowId(i as u32);
+        let sender = TcpSender::new(id, src, dst, opener, tcp);
+        let receiver = TcpReceiver::new(id, dst, src, opener, tcp);
+        let start = SimTime::ZERO + f.start.0;
+        let app = App::new(&f.app, tcp.mss.0, start, Rng::for_component(seed, &format!("flow/{}/app", f.name)));
+        flows.push(Flow::new(f.name.clone(), src, dst, start, sender, receiver, app, f.app.total(), dirs.len()));
+    }
+
+    let stop = SimTime::ZERO + s.simulation.duration.0;
+    let interval = s.metrics.interval.0;
+    let flow_names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
+    let rows = (s.simulation.duration.0 .0 / interval.0) as usize;
+    let series = TimeSeries::new(World::series_columns(&flow_names, &dir_names), rows);
+    let node_names = s.nodes.iter().map(|n| n.name.clone()).collect();
+    Ok(World::new(node_names, routes, dirs, links, channels, flows, stop, s.simulation.max_events, interval, series))
+}

@@ -1,0 +1,193 @@
+//! Reading a scenario: TOML or JSON text → overrides → typed `Scenario`, with one-line errors.
+//!
+//! Both formats go through one document model (`serde_json::Value`) so that `--set` overrides
+//! work the same on either, and deserialisation is tracked with `serde_path_to_error` so an error
+//! names the field (`link[1].rate`), not just a line number.
+
+use super::schema::Scenario;
+use crate::error::InputError;
+use serde_json::Value;
+
+/// Parses TOML text into the document model. `file` names the source in errors.
+pub fn parse_toml(text: &str, file: &str) -> Result<Value, InputError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        let position = e.span().map(|span| {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            format!("line {line}")
+        });
+        let message = e.message().trim().replace('\n', " ");
+        InputError::new(file, position.unwrap_or_default(), format!("not valid TOML: {message}"))
+    })?;
+    serde_json::to_value(table).map_err(|e| InputError::new(file, "", format!("unsupported TOML value: {e}")))
+}
+
+/// Parses JSON text into the document model.
+pub fn parse_json(text: &str, file: &str) -> Result<Value, InputError> {
+    serde_json::from_str(text).map_err(|e| {
+        InputError::new(file, format!("line {}", e.line()), format!("not valid JSON: {e}"))
+    })
+}
+
+/// Parses an override's value as a TOML value (`20`, `0.5`, `true`, `"x"`, `{ a = 1 }`),
+/// falling back to the raw text as a string (`20ms`, `newreno`).
+fn override_value(text: &str) -> Value {
+    let text = text.trim();
+    toml::from_str::<toml::Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .and_then(|v| serde_json::to_value(v).ok())
+        .unwrap_or_else(|| Value::String(text.to_string()))
+}
+
+/// Applies `path=value`. Path segments are keys; inside an array (`link`, `flow`, `node`) a
+/// segment is a 0-based index or the `name` of an element. Missing tables on the way are
+/// created; a key that the schema does not know is caught when the document is deserialised.
+pub fn apply_override(doc: &mut Value, path: &str, value: &str, file: &str) -> Result<(), InputError> {
+    let field = format!("--set {path}");
+    let err = |message: String| InputError::new(file, field.clone(), message);
+    let segments: Vec<&str> = path.split('.').collect();
+    if path.is_empty() || segments.iter().any(|s| s.is_empty()) {
+        return Err(err("the path must be keys separated by dots, e.g. link.0.delay".into()));
+    }
+    let mut node = doc;
+    for (i, segment) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        let here = segments[..i].join(".");
+        node = match node {
+            Value::Object(map) => {
+                if last {
+                    map.insert(segment.to_string(), override_value(value));
+                    return Ok(());
+                }
+                map.entry(segment.to_string()).or_insert_with(|| Value::Object(Default::default()))
+            }
+            Value::Array(items) => {
+                let len = items.len();
+                let index = match segment.parse::<usize>() {
+                    Ok(k) if k < len => k,
+                    Ok(k) => return Err(err(format!("{here} has {len} entries; index {k} does not exist (indexes start at 0)"))),
+                    Err(_) => items
+                        .iter()
+                        .position(|item| item.get("name").and_then(Value::as_str) == Some(segment))
+                        .ok_or_else(|| err(format!("{here} has no entry named \"{segment}\"; use a name or a 0-based index")))?,
+                };
+                if last {
+                    items[index] = override_value(value);
+                    return Ok(());
+                }
+                &mut items[index]
+            }
+            _ => return Err(err(format!("{here} is a value, not a table; it has no key \"{segment}\""))),
+        };
+    }
+    unreachable!("the loop returns at the last segment")
+}
+
+/// The key serde complained about in an "unknown field" message.
+fn unknown_key(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.split('`').next()
+}
+
+/// Deserialises the document into the schema.
+pub fn deserialize(doc: Value, file: &str) -> Result<Scenario, InputError> {
+    serde_path_to_error::deserialize::<_, Scenario>(doc).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        let message = e.inner().to_string();
+        match unknown_key(&message) {
+            Some(key) => {
+                // serde_path_to_error already ends the path with the key, except at the top level
+                // and inside flattened tables.
+                let field = if path.is_empty() {
+                    key.to_string()
+                } else if path == key || path.ends_with(&format!(".{key}")) {
+                    path
+                } else {
+                    format!("{path}.{key}")
+                };
+                let allowed = message.split_once(", expected ").map(|(_, a)| format!("; allowed: {}", a.replace('`', ""))).unwrap_or_default();
+                InputError::new(file, field, format!("unknown key \"{key}\"{allowed}"))
+            }
+            None => InputError::new(file, path, message),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: &str = "test.toml";
+
+    fn load(text: &str) -> Result<Scenario, InputError> {
+        deserialize(parse_toml(text, F)?, F)
+    }
+
+    #[test]
+    fn empty_scenario_takes_every_default() {
+        let s = load("").unwrap();
+        assert_eq!(s, Scenario::default());
+    }
+
+    #[test]
+    fn unknown_key_names_the_field_and_the_allowed_keys() {
+        let e = load("[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Gbps\"\nbogus = 1\n").unwrap_err();
+        assert_eq!(e.field, "link[0].bogus");
+        assert!(e.message.contains("unknown key \"bogus\""), "{}", e.message);
+        assert!(e.message.contains("between"), "lists allowed keys: {}", e.message);
+        let top = load("colour = 1").unwrap_err();
+        assert_eq!(top.field, "colour");
+    }
+
+    #[test]
+    fn bad_quantity_names_its_path() {
+        let e = load("[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"-5Gbps\"\n").unwrap_err();
+        assert_eq!(e.field, "link[0].rate");
+        assert!(e.message.contains("\"-5Gbps\" is not a rate"), "{}", e.message);
+        assert_eq!(e.to_string().lines().count(), 1);
+    }
+
+    #[test]
+    fn toml_syntax_error_gives_the_line() {
+        let e = load("[simulation]\nduration = \n").unwrap_err();
+        assert_eq!(e.field, "line 2");
+        assert!(e.message.starts_with("not valid TOML"));
+        assert_eq!(e.to_string().lines().count(), 1);
+    }
+
+    #[test]
+    fn overrides_by_index_and_by_name() {
+        let mut doc = parse_toml("[[flow]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n", F).unwrap();
+        apply_override(&mut doc, "flow.0.start", "2s", F).unwrap();
+        apply_override(&mut doc, "flow.f.transport.cc", "newreno", F).unwrap();
+        apply_override(&mut doc, "simulation.seed", "7", F).unwrap();
+        let s = deserialize(doc, F).unwrap();
+        assert_eq!(s.flows[0].start.to_string(), "2s");
+        assert_eq!(s.flows[0].transport.tcp.cc, crate::transport::cc::CcKind::NewReno);
+        assert_eq!(s.simulation.seed, 7);
+    }
+
+    #[test]
+    fn override_errors_are_one_line_and_name_the_path() {
+        let mut doc = parse_toml("[[flow]]\nfrom = \"a\"\nto = \"b\"\n", F).unwrap();
+        let e = apply_override(&mut doc, "flow.3.start", "1s", F).unwrap_err();
+        assert_eq!(e.field, "--set flow.3.start");
+        assert!(e.message.contains("index 3 does not exist"));
+        let e = apply_override(&mut doc, "flow.x.start", "1s", F).unwrap_err();
+        assert!(e.message.contains("no entry named \"x\""));
+        let e = apply_override(&mut doc, "flow..start", "1s", F).unwrap_err();
+        assert!(e.message.contains("separated by dots"));
+        // A key the schema does not know is reported when deserialising.
+        apply_override(&mut doc, "flow.0.colour", "red", F).unwrap();
+        assert_eq!(deserialize(doc, F).unwrap_err().field, "flow[0].colour");
+    }
+
+    #[test]
+    fn override_values_are_typed() {
+        assert_eq!(override_value("20"), Value::from(20));
+        assert_eq!(override_value("true"), Value::from(true));
+        assert_eq!(override_value("20ms"), Value::from("20ms"));
+        assert_eq!(override_value("\"quoted\""), Value::from("quoted"));
+    }
+}

@@ -1,0 +1,55 @@
+//! Scenario files: schema, loading with overrides, validation, and building a `World`.
+
+pub mod build;
+pub mod load;
+pub mod schema;
+
+pub use schema::Scenario;
+
+use crate::api::{RunOptions, ScenarioSource};
+use crate::error::InputError;
+use std::path::PathBuf;
+
+/// A scenario ready to build: resolved, with where it came from.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub scenario: Scenario,
+    /// The file name used in messages.
+    pub file: String,
+    /// Folder that relative trace paths start from.
+    pub base_dir: PathBuf,
+}
+
+/// Reads, overrides, deserialises and resolves a scenario.
+pub fn load(source: &ScenarioSource, options: &RunOptions) -> Result<Loaded, InputError> {
+    let (mut doc, file, base_dir) = match source {
+        ScenarioSource::File(path) => {
+            let file = path.display().to_string();
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                let why = match e.kind() {
+                    std::io::ErrorKind::NotFound => "no such file".to_string(),
+                    _ => e.to_string(),
+                };
+                InputError::new(file.clone(), "", format!("cannot read the scenario: {why}"))
+            })?;
+            let base = path.parent().map(PathBuf::from).unwrap_or_default();
+            let doc = if path.extension().is_some_and(|e| e == "json") {
+                load::parse_json(&text, &file)?
+            } else {
+                load::parse_toml(&text, &file)?
+            };
+            (doc, file, base)
+        }
+        ScenarioSource::Toml { text, name, base_dir } => (load::parse_toml(text, name)?, name.clone(), base_dir.clone()),
+        ScenarioSource::Json { text, name, base_dir } => (load::parse_json(text, name)?, name.clone(), base_dir.clone()),
+    };
+    for (path, value) in &options.overrides {
+        load::apply_override(&mut doc, path, value, &file)?;
+    }
+    let mut scenario = load::deserialize(doc, &file)?;
+    if let Some(seed) = options.seed {
+        scenario.simulation.seed = seed;
+    }
+    build::resolve(&mut scenario, &file)?;
+    Ok(Loaded { scenario, file, base_dir })
+}

@@ -1,0 +1,170 @@
+//! The scenario file: what a user writes, with every default stated in one place.
+//!
+//! `docs/scenario.md` documents each key with its unit and default; this file is the source it
+//! is checked against. Unknown keys are errors. After loading, names that were left out are
+//! filled in (see `resolve`), so serialising a `Scenario` gives the resolved scenario.
+
+use crate::app::AppConfig;
+use crate::channel::ChannelConfig;
+use crate::sim::Duration;
+use crate::transport::tcp::TcpConfig;
+use crate::units::{BufferLimit, Rate, Time};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub simulation: SimulationConfig,
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+    #[serde(default, rename = "node")]
+    pub nodes: Vec<NodeConfig>,
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkConfig>,
+    #[serde(default, rename = "flow")]
+    pub flows: Vec<FlowConfig>,
+}
+
+/// `[simulation]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimulationConfig {
+    /// Simulated time to run.
+    pub duration: Time,
+    /// Master seed: every random stream derives from it and a component id.
+    pub seed: u64,
+    /// Stop after this many events (0: no limit).
+    pub max_events: u64,
+}
+
+impl Default for SimulationConfig {
+    fn default() -> Self {
+        SimulationConfig { duration: Time(Duration::from_secs(10)), seed: 1, max_events: 0 }
+    }
+}
+
+/// `[metrics]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Interval between rows of the time series.
+    pub interval: Time,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig { interval: Time(Duration::from_millis(10)) }
+    }
+}
+
+/// `[[node]]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    pub name: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkKind {
+    /// Fixed rate.
+    #[default]
+    Wired,
+    /// Rate set by a channel process.
+    Radio,
+}
+
+/// Impairments of one direction of a link (`forward` = between[0] → between[1]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DirectionConfig {
+    /// Probability that a packet is corrupted and dropped (i.i.d.).
+    pub loss: f64,
+    /// Probability that a packet is delivered twice.
+    pub duplicate: f64,
+    /// Probability that a packet is held back by `reorder_delay`.
+    pub reorder: f64,
+    /// Extra delay of a reordered packet.
+    pub reorder_delay: Time,
+}
+
+impl Default for DirectionConfig {
+    fn default() -> Self {
+        DirectionConfig { loss: 0.0, duplicate: 0.0, reorder: 0.0, reorder_delay: Time(Duration::from_millis(1)) }
+    }
+}
+
+fn default_buffer() -> BufferLimit {
+    BufferLimit::Packets(1000)
+}
+
+/// `[[link]]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Defaults to "<a>-<b>".
+    #[serde(default)]
+    pub name: String,
+    /// The two nodes; "forward" is from the first to the second.
+    pub between: [String; 2],
+    #[serde(default)]
+    pub kind: LinkKind,
+    /// Wired links: the rate of each direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Radio links: the channel process of the forward direction (downlink).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<ChannelConfig>,
+    /// Radio links: the reverse direction's own channel. When absent the reverse direction
+    /// follows the forward channel (one blockage process shadows both directions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_channel: Option<ChannelConfig>,
+    /// One-way propagation delay.
+    #[serde(default)]
+    pub delay: Time,
+    /// Drop-tail limit of each direction's queue.
+    #[serde(default = "default_buffer")]
+    pub buffer: BufferLimit,
+    #[serde(default)]
+    pub forward: DirectionConfig,
+    #[serde(default)]
+    pub reverse: DirectionConfig,
+}
+
+/// `[flow.transport]`: the transport protocol. Only `kind = "tcp"` exists today.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    #[default]
+    Tcp,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportConfig {
+    #[serde(default)]
+    pub kind: TransportKind,
+    #[serde(flatten)]
+    pub tcp: TcpConfig,
+}
+
+/// `[[flow]]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Defaults to "flow<i>".
+    #[serde(default)]
+    pub name: String,
+    /// Node the data leaves from.
+    pub from: String,
+    /// Node the data goes to.
+    pub to: String,
+    /// When the application starts (and the connection opens).
+    #[serde(default)]
+    pub start: Time,
+    #[serde(default)]
+    pub transport: TransportConfig,
+    #[serde(default)]
+    pub app: AppConfig,
+}

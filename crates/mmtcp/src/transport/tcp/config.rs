@@ -1,0 +1,106 @@
+//! TCP parameters as a scenario states them (`flow.transport`), with Linux-like defaults.
+
+use crate::transport::cc::{CcKind, CubicConfig};
+use crate::units::{Bytes, Time};
+use crate::sim::Duration;
+use serde::{Deserialize, Serialize};
+
+/// `[flow.transport]` with `kind = "tcp"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Congestion control: "cubic" (default, as Linux) or "newreno".
+    pub cc: CcKind,
+    /// Maximum segment size (payload bytes). 1448 B fills a 1500-byte MTU with timestamps on.
+    pub mss: Bytes,
+    /// Initial window in segments (RFC 6928: 10).
+    pub initial_window: u32,
+    /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675).
+    /// Without SACK, loss recovery is NewReno's (RFC 6582).
+    pub sack: bool,
+    /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): ACK every second full segment or when
+    /// `delayed_ack_timeout` expires; out-of-order data is acknowledged at once.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (Linux's minimum is 40 ms).
+    pub delayed_ack_timeout: Time,
+    /// Lower bound of the retransmission timeout (RFC 6298 §2.4 says 1 s; Linux uses 200 ms).
+    pub min_rto: Time,
+    /// Upper bound of the retransmission timeout (RFC 6298 §2.5: at least 60 s).
+    pub max_rto: Time,
+    /// Timeout before the first RTT sample, and for SYNs (RFC 6298 §2.1).
+    pub initial_rto: Time,
+    /// Duplicate-ACK threshold (RFC 5681 §3.2, RFC 6675 DupThresh).
+    pub dupthresh: u32,
+    /// Send buffer: unacknowledged plus unsent bytes the application may have written
+    /// (Linux's `tcp_wmem` maximum: 4 MiB).
+    pub send_buffer: Bytes,
+    /// Receive buffer: the most the receiver holds, and so the largest window it advertises
+    /// (Linux's `tcp_rmem` maximum: 6 MiB).
+    pub receive_buffer: Bytes,
+    /// SACK blocks per ACK (3 with timestamps on, RFC 2018 §3).
+    pub max_sack_blocks: u32,
+    /// CUBIC parameters (used when `cc = "cubic"`).
+    pub cubic: CubicConfig,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: CcKind::Cubic,
+            mss: Bytes(1448),
+            initial_window: 10,
+            sack: true,
+            delayed_ack: true,
+            delayed_ack_timeout: Time(Duration::from_millis(40)),
+            min_rto: Time(Duration::from_millis(200)),
+            max_rto: Time(Duration::from_secs(120)),
+            initial_rto: Time(Duration::from_secs(1)),
+            dupthresh: 3,
+            send_buffer: Bytes(4 << 20),
+            receive_buffer: Bytes(6 << 20),
+            max_sack_blocks: 3,
+            cubic: CubicConfig::default(),
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Range checks; `Err((field, message))` names the offending key relative to this table.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.mss.0 < 64 || self.mss.0 > 65_483 {
+            return Err(("mss", format!("{} is out of range; allowed 64B to 65483B", self.mss)));
+        }
+        if self.initial_window == 0 || self.initial_window > 1000 {
+            return Err(("initial_window", format!("{} is out of range; allowed 1 to 1000 segments", self.initial_window)));
+        }
+        if self.dupthresh == 0 || self.dupthresh > 100 {
+            return Err(("dupthresh", format!("{} is out of range; allowed 1 to 100", self.dupthresh)));
+        }
+        if self.max_sack_blocks == 0 || self.max_sack_blocks > 4 {
+            return Err(("max_sack_blocks", format!("{} is out of range; allowed 1 to 4 (TCP option space)", self.max_sack_blocks)));
+        }
+        if self.min_rto.0 == Duration::ZERO {
+            return Err(("min_rto", "must be greater than 0s".into()));
+        }
+        if self.max_rto.0 < self.min_rto.0 {
+            return Err(("max_rto", format!("{} is below min_rto ({})", self.max_rto, self.min_rto)));
+        }
+        if self.initial_rto.0 == Duration::ZERO {
+            return Err(("initial_rto", "must be greater than 0s".into()));
+        }
+        if self.delayed_ack && self.delayed_ack_timeout.0 == Duration::ZERO {
+            return Err(("delayed_ack_timeout", "must be greater than 0s when delayed_ack is on".into()));
+        }
+        if self.send_buffer.0 < self.mss.0 {
+            return Err(("send_buffer", format!("{} is smaller than one segment ({})", self.send_buffer, self.mss)));
+        }
+        if self.receive_buffer.0 < self.mss.0 {
+            return Err(("receive_buffer", format!("{} is smaller than one segment ({})", self.receive_buffer, self.mss)));
+        }
+        self.cubic.validate().map_err(|m| ("cubic", m))
+    }
+
+    pub fn mss_u32(&self) -> u32 {
+        self.mss.0 as u32
+    }
+}

@@ -1,0 +1,69 @@
+//! TCP: a sender and a receiver per flow, each a state machine that reads no clock and owns no
+//! I/O. The engine hands them packets and timer expiries through a [`TcpCtx`]; they answer with
+//! packets to transmit and timers to arm.
+//!
+//! What is modelled: three-way handshake (either end may open), byte sequence numbers,
+//! cumulative ACKs with SACK blocks (RFC 2018), delayed ACKs (RFC 1122, RFC 5681 §4.2), receive
+//! buffer and advertised window, loss recovery per RFC 6675 with SACK and RFC 6582 without,
+//! fast retransmit, RTO per RFC 6298 with back-off, congestion control behind
+//! [`crate::transport::cc::CongestionControl`].
+//!
+//! Simplifications, each a documented choice: 64-bit sequence numbers that never wrap; no FIN
+//! teardown (a flow ends with the simulation or when a download's last byte is delivered); no
+//! Nagle (the sender behaves as with TCP_NODELAY); no D-SACK, no RACK/TLP, no undo of spurious
+//! retransmissions, no PRR (cwnd is set to ssthresh on entering recovery, RFC 6675 §5); the
+//! receiving application reads in-order data at once; no zero-window probing (the window can only
+//! close while out-of-order data is held, and the retransmission timer covers that case).
+
+pub mod config;
+pub mod intervals;
+pub mod receiver;
+pub mod rto;
+pub mod scoreboard;
+pub mod sender;
+
+pub use config::TcpConfig;
+pub use receiver::TcpReceiver;
+pub use sender::TcpSender;
+
+use crate::net::{PacketArena, PacketId};
+use crate::sim::SimTime;
+
+/// Which timer of a flow fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpTimer {
+    /// The sender's retransmission timer (also retransmits SYN and SYN-ACK).
+    SenderRto,
+    /// The receiver's delayed-ACK timer.
+    ReceiverDelayedAck,
+    /// The receiver's SYN retransmission (when the receiver opens the connection).
+    ReceiverSyn,
+}
+
+/// Which end opens the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opener {
+    /// The data sender sends the SYN (iperf-like bulk transfers).
+    Sender,
+    /// The data receiver sends the SYN and the sender starts once the handshake completes
+    /// (a wget-like download: the client connects and asks).
+    Receiver,
+}
+
+/// What a TCP endpoint needs from the engine while handling one event.
+pub struct TcpCtx<'a> {
+    pub now: SimTime,
+    pub packets: &'a mut PacketArena,
+    /// Packets to transmit, in order.
+    pub out: &'a mut Vec<PacketId>,
+    /// Timer events to schedule.
+    pub timers: &'a mut Vec<(SimTime, TcpTimer)>,
+}
+
+impl TcpCtx<'_> {
+    fn arm(&mut self, at: Option<SimTime>, timer: TcpTimer) {
+        if let Some(at) = at {
+            self.timers.push((at, timer));
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! The data receiver: reassembly, delivery to the application, ACK generation with SACK blocks,
+//! delayed ACKs and the advertised window.
+//!
+//! ACK policy (RFC 5681 §4.2, RFC 1122 §4.2.3.2): in-order data is acknowledged every second
+//! full-sized segment or when the delayed-ACK timer expires; an out-of-order segment, a
+//! duplicate, or a segment that fills a hole is acknowledged at once. SACK blocks (RFC 2018 §4):
+//! the first block holds the most recently received segment, the others the most recently
+//! changed other blocks. The window advertised is the free receive buffer: the application reads
+//! in-order data at once, so the buffer holds only out-of-order data, and data beyond
+//! `rcv_nxt + receive_buffer` is dropped.
+
+use super::intervals::IntervalSet;
+use super::{Opener, TcpConfig, TcpCtx, TcpTimer};
+use crate::metrics::LogHistogram;
+use crate::net::{FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
+use crate::sim::{Duration, SimTime, Timer};
+use std::collections::BTreeMap;
+
+/// How many recently received out-of-order positions are remembered to order SACK blocks.
+const RECENT: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handshake {
+    Closed,
+    SynSent { retransmitted: bool },
+    Established,
+}
+
+/// Counters and latency samples of a receiver.
+#[derive(Clone, Debug, Default)]
+pub struct ReceiverStats {
+    /// Bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+    /// Distinct data segments delivered to the application.
+    pub segments_delivered: u64,
+    /// Data segments that reached this TCP, duplicates and buffer drops included.
+    pub segments_arrived: u64,
+    /// Arrived segments that carried no new byte.
+    pub duplicate_segments: u64,
+    /// Segments dropped because they lay beyond the receive buffer.
+    pub buffer_drops: u64,
+    pub acks_sent: u64,
+    /// One-way delay of delivered data: delivery to the application minus first transmission
+    /// (picoseconds), one sample per segment.
+    pub owd: LogHistogram,
+    /// When the receiver sent its SYN (if it opened the connection).
+    pub syn_sent_at: Option<SimTime>,
+}
+
+pub struct TcpReceiver {
+    flow: FlowId,
+    local: NodeId,
+    remote: NodeId,
+    opener: Opener,
+    hs: Handshake,
+    mss: u32,
+    receive_buffer: u64,
+    max_sack_blocks: usize,
+    delayed_ack: bool,
+    delayed_ack_timeout: Duration,
+    initial_rto: Duration,
+    syn_backoff: u32,
+    rcv_nxt: u64,
+    /// Out-of-order data above `rcv_nxt`.
+    ooo: IntervalSet,
+    /// The out-of-order segments themselves: start → first transmission time.
+    ooo_segments: BTreeMap<u64, SimTime>,
+    /// Positions of recently received out-of-order segments, most recent first.
+    recent: [u64; RECENT],
+    n_recent: usize,
+    /// Full-sized segments received since the last ACK.
+    unacked_segments: u32,
+    delack_timer: Timer,
+    syn_timer: Timer,
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(flow: FlowId, local: NodeId, remote: NodeId, opener: Opener, cfg: &TcpConfig) -> Self {
+        TcpReceiver {
+            flow,
+            local,
+            remote,
+            opener,
+            hs: Handshake::Closed,
+            mss: cfg.mss_u32(),
+            receive_buffer: cfg.receive_buffer.0,
+            max_sack_blocks: if cfg.sack { cfg.max_sack_blocks as usize } else { 0 },
+            delayed_ack: cfg.delayed_ack,
+            delayed_ack_timeout: cfg.delayed_ack_timeout.0,
+            initial_rto: cfg.initial_rto.0,
+            syn_backoff: 0,
+            rcv_nxt: 0,
+            ooo: IntervalSet::new(),
+            ooo_segments: BTreeMap::new(),
+            recent: [0; RECENT],
+            n_recent: 0,
+            unacked_segments: 0,
+            delack_timer: Timer::default(),
+            syn_timer: Timer::default(),
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Next byte expected: everything below has been delivered.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Bytes held out of order.
+    pub fn buffered(&self) -> u64 {
+        self.ooo.covered()
+    }
+
+    /// The flow starts: a receiver that opens the connection sends its SYN.
+    pub fn open(&mut self, ctx: &mut TcpCtx) {
+        if self.opener == Opener::Receiver && self.hs == Handshake::Closed {
+            self.hs = Handshake::SynSent { retransmitted: false };
+            self.stats.syn_sent_at = Some(ctx.now);
+            self.send(ctx, TcpFlags::SYN);
+            let at = self.syn_timer.set(ctx.now + self.initial_rto);
+            ctx.arm(at, TcpTimer::ReceiverSyn);
+        }
+    }
+
+    /// A packet addressed to this receiver arrived.
+    pub fn on_packet(&mut self, ctx: &mut TcpCtx, pkt: &Packet) {
+        let flags = pkt.tcp.flags;
+        if flags.contains(TcpFlags::SYN_ACK) {
+            // Our SYN was answered (or our handshake ACK was lost and the SYN-ACK repeated):
+            // (re)send the ACK that completes the handshake.
+            if matches!(self.hs, Handshake::SynSent { .. }) {
+                self.hs = Handshake::Established;
+                self.syn_timer.cancel();
+            }
+            self.send_ack(ctx);
+            return;
+        }
+        if flags.contains(TcpFlags::SYN) {
+            self.send(ctx, TcpFlags::SYN_ACK);
+            return;
+        }
+        if pkt.is_data() {
+            self.hs = Handshake::Established;
+            self.on_data(ctx, pkt);
+        }
+    }
+
+    fn on_data(&mut self, ctx: &mut TcpCtx, pkt: &Packet) {
+        self.stats.segments_arrived += 1;
+        let seg = SeqRange::new(pkt.tcp.seq, pkt.tcp.seq + pkt.tcp.len as u64);
+        if seg.end <= self.rcv_nxt {
+            self.stats.duplicate_segments += 1;
+            return self.send_ack(ctx);
+        }
+        if seg.end > self.rcv_nxt + self.receive_buffer {
+            self.stats.buffer_drops += 1;
+            return self.send_ack(ctx);
+        }
+        if seg.start <= self.rcv_nxt {
+            self.deliver(ctx.now, seg.end - self.rcv_nxt, pkt.first_sent_at);
+            self.rcv_nxt = seg.end;
+            if self.ooo.is_empty() {
+                return self.ack_in_order(ctx, pkt.tcp.len);
+            }
+            self.pull_out_of_order(ctx.now);
+            // A segment that fills (part of) a hole is acknowledged at once.
+            return self.send_ack(ctx);
+        }
+        let mut new_bytes = 0;
+        self.ooo.insert(seg, |p| new_bytes += p.len());
+        if new_bytes == 0 {
+            self.stats.duplicate_segments += 1;
+        } else {
+            self.ooo_segments.entry(seg.start).or_insert(pkt.first_sent_at);
+        }
+        self.remember(seg.start);
+        self.send_ack(ctx);
+    }
+
+    fn deliver(&mut self, now: SimTime, bytes: u64, first_sent_at: SimTime) {
+        self.stats.bytes_delivered += bytes;
+        self.stats.segments_delivered += 1;
+        self.stats.owd.record((now - first_sent_at).as_picos());
+    }
+
+    /// Moves out-of-order data that has become contiguous to the application.
+    fn pull_out_of_order(&mut self, now: SimTime) {
+        let before = self.rcv_nxt;
+        if let Some(first) = self.ooo.first() {
+            if first.start <= self.rcv_nxt {
+                self.rcv_nxt = self.rcv_nxt.max(first.end);
+            }
+        }
+        self.ooo.remove_below(self.rcv_nxt);
+        self.stats.bytes_delivered += self.rcv_nxt - before;
+        while let Some((&start, &first_sent)) = self.ooo_segments.first_key_value() {
+            if start >= self.rcv_nxt {
+                break;
+            }
+            self.ooo_segments.remove(&start);
+            self.stats.segments_delivered += 1;
+            self.stats.owd.record((now - first_sent).as_picos());
+        }
+    }
+
+    fn ack_in_order(&mut self, ctx: &mut TcpCtx, len: u32) {
+        if !self.delayed_ack {
+            return self.send_ack(ctx);
+        }
+        if len >= self.mss {
+            self.unacked_segments += 1;
+        }
+        if self.unacked_segments >= 2 {
+            return self.send_ack(ctx);
+        }
+        if !self.delack_timer.is_armed() {
+            let at = self.delack_timer.set(ctx.now + self.delayed_ack_timeout);
+            ctx.arm(at, TcpTimer::ReceiverDelayedAck);
+        }
+    }
+
+    /// Moves `seq` to the front of the recency list (dropping the oldest entry when full).
+    fn remember(&mut self, seq: u64) {
+        let n = self.n_recent;
+        let pos = match self.recent[..n].iter().position(|&s| s == seq) {
+            Some(p) => p,
+            None if n < RECENT => {
+                self.n_recent = n + 1;
+                n
+            }
+            None => RECENT - 1,
+        };
+        self.recent.copy_within(0..pos, 1);
+        self.recent[0] = seq;
+    }
+
+    /// A timer of this receiver fired.
+    pub fn on_timer(&mut self, ctx: &mut TcpCtx, timer: TcpTimer) {
+        match timer {
+            TcpTimer::ReceiverDelayedAck => match self.delack_timer.fire(ctx.now) {
+                crate::sim::Fired::Expired => self.send_ack(ctx),
+                crate::sim::Fired::Rearm(at) => ctx.timers.push((at, timer)),
+                crate::sim::Fired::Nothing => {}
+            },
+            TcpTimer::ReceiverSyn => match self.syn_timer.fire(ctx.now) {
+                crate::sim::Fired::Expired => {
+                    if let Handshake::SynSent { .. } = self.hs {
+                        self.hs = Handshake::SynSent { retransmitted: true };
+                        self.syn_backoff += 1;
+                        self.send(ctx, TcpFlags::SYN);
+                        let at = self.syn_timer.set(ctx.now + self.initial_rto.saturating_mul(1 << self.syn_backoff.min(6)));
+                        ctx.arm(at, timer);
+                    }
+                }
+                crate::sim::Fired::Rearm(at) => ctx.timers.push((at, timer)),
+                crate::sim::Fired::Nothing => {}
+            },
+            TcpTimer::SenderRto => unreachable!("sender timer routed to the receiver"),
+        }
+    }
+
+    fn sack_blocks(&self) -> SackBlocks {
+        let mut blocks = SackBlocks::default();
+        for &seq in &self.recent[..self.n_recent] {
+            if blocks.len() >= self.max_sack_blocks {
+                break;
+            }
+            if let Some(block) = self.ooo.containing(seq) {
+                if !blocks.as_slice().contains(&block) {
+                    blocks.push(block);
+                }
+            }
+        }
+        blocks
+    }
+
+    fn send_ack(&mut self, ctx: &mut TcpCtx) {
+        self.unacked_segments = 0;
+        self.delack_timer.cancel();
+        self.stats.acks_sent += 1;
+        self.send(ctx, TcpFlags::ACK);
+    }
+
+    fn send(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
+        let sack = if flags == TcpFlags::ACK { self.sack_blocks() } else { SackBlocks::default() };
+        let window = self.receive_buffer - self.ooo.covered();
+        let pkt = Packet {
+            flow: self.flow,
+            src: self.local,
+            dst: self.remote,
+            to: Side::Sender,
+            size: TCP_IP_HEADER_BYTES + sack.option_bytes(),
+            tcp: TcpHeader { seq: 0, len: 0, ack: self.rcv_nxt, window, flags, sack },
+            sent_at: ctx.now,
+            first_sent_at: ctx.now,
+        };
+        let id = ctx.packets.alloc(pkt);
+        ctx.out.push(id);
+    }
+}

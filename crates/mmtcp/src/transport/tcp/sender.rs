@@ -1,0 +1,442 @@
+//! The data sender: handshake, transmission, ACK processing, loss recovery and the RTO.
+//!
+//! ```text
+//!            3 dupACKs, or head IsLost (RFC 6675 §5)
+//!   Open ────────────────────────────────────────► Recovery ── ACK ≥ recovery point ──► Open
+//!    ▲  ╲                                              │
+//!    │   ╲ RTO                                   RTO   │
+//!    │    ▼                                            ▼
+//!    └── Loss (slow start from one segment, ◄──────────┘
+//!         retransmitting every lost segment) ── ACK ≥ recovery point ──► Open
+//! ```
+//!
+//! In Recovery the window is the controller's post-loss cwnd and segments are chosen by RFC 6675
+//! `NextSeg` rules 1 and 2 (lost segments first, then new data) while `pipe` < cwnd. Rules 3 and 4
+//! (retransmitting segments not yet deemed lost, rescue retransmission) are not modelled: a
+//! retransmission that is lost again is recovered by the RTO, as in RFC 6675 without RACK.
+//! Without SACK the same machinery runs with duplicate ACKs counted as departed segments, which
+//! is RFC 6582 NewReno: the first unacknowledged segment is retransmitted on entering recovery
+//! and after each partial ACK.
+
+use super::rto::RttEstimator;
+use super::scoreboard::{Acked, Scoreboard};
+use super::{Opener, TcpConfig, TcpCtx, TcpTimer};
+use crate::metrics::LogHistogram;
+use crate::net::{FlowId, NodeId, Packet, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
+use crate::sim::{Duration, SimTime, Timer};
+use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handshake {
+    /// Waiting for the flow to start (or, as passive end, for a SYN).
+    Closed,
+    SynSent { sent_at: SimTime, retransmitted: bool },
+    SynAckSent { sent_at: SimTime, retransmitted: bool },
+    Established,
+}
+
+/// Congestion state (Linux's `tcp_ca_state`, reduced to what the RFCs need).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    Open,
+    /// Fast recovery until the cumulative ACK reaches `point` (RFC 6675 RecoveryPoint).
+    Recovery { point: u64 },
+    /// After a timeout, until the cumulative ACK reaches `point`.
+    Loss { point: u64 },
+}
+
+/// Counters and latency samples of a sender.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    /// Data segments transmitted, retransmissions included.
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub rto_count: u64,
+    pub fast_recoveries: u64,
+    /// RTT samples (picoseconds).
+    pub rtt: LogHistogram,
+    /// Sum and count of RTT samples since the time series last read them.
+    pub rtt_interval_sum: Duration,
+    pub rtt_interval_count: u64,
+}
+
+pub struct TcpSender {
+    flow: FlowId,
+    local: NodeId,
+    remote: NodeId,
+    opener: Opener,
+    mss: u32,
+    sack: bool,
+    dupthresh: u32,
+    send_buffer: u64,
+    hs: Handshake,
+    ca: CaState,
+    sb: Scoreboard,
+    /// Sequence number one past the last byte the application has written.
+    app_end: u64,
+    /// Receiver's advertised window, bytes.
+    rwnd: u64,
+    cc: AnyCc,
+    rtt: RttEstimator,
+    rto_timer: Timer,
+    dupacks: u32,
+    /// Whether the last transmission attempt stopped because of the congestion window.
+    cwnd_limited: bool,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(flow: FlowId, local: NodeId, remote: NodeId, opener: Opener, cfg: &TcpConfig) -> Self {
+        let mss = cfg.mss_u32();
+        TcpSender {
+            flow,
+            local,
+            remote,
+            opener,
+            mss,
+            sack: cfg.sack,
+            dupthresh: cfg.dupthresh,
+            send_buffer: cfg.send_buffer.0,
+            hs: Handshake::Closed,
+            ca: CaState::Open,
+            sb: Scoreboard::new(),
+            app_end: 0,
+            rwnd: cfg.receive_buffer.0,
+            cc: AnyCc::new(cfg.cc, mss, cfg.initial_window as u64 * mss as u64, &cfg.cubic),
+            rtt: RttEstimator::new(cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
+            rto_timer: Timer::default(),
+            dupacks: 0,
+            cwnd_limited: false,
+            stats: SenderStats::default(),
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Observation (metrics, applications)
+
+    pub fn cwnd(&self) -> u64 {
+        self.cc.cwnd()
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh()
+    }
+    pub fn pipe(&self) -> u64 {
+        self.sb.pipe()
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.sb.una()
+    }
+    pub fn ca_state(&self) -> CaState {
+        self.ca
+    }
+    pub fn srtt(&self) -> Option<Duration> {
+        self.rtt.srtt()
+    }
+    pub fn is_established(&self) -> bool {
+        self.hs == Handshake::Established
+    }
+    /// Bytes the application may still write before the send buffer is full.
+    pub fn buffer_space(&self) -> u64 {
+        self.send_buffer.saturating_sub(self.app_end - self.sb.una())
+    }
+    /// Bytes written by the application so far.
+    pub fn app_written(&self) -> u64 {
+        self.app_end
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Inputs
+
+    /// The flow starts: an active opener sends its SYN.
+    pub fn open(&mut self, ctx: &mut TcpCtx) {
+        if self.opener == Opener::Sender && self.hs == Handshake::Closed {
+            self.hs = Handshake::SynSent { sent_at: ctx.now, retransmitted: false };
+            self.send_control(ctx, TcpFlags::SYN);
+            let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+            ctx.arm(at, TcpTimer::SenderRto);
+        }
+    }
+
+    /// The application wrote `bytes` more (never more than [`Self::buffer_space`]).
+    pub fn write(&mut self, ctx: &mut TcpCtx, bytes: u64) {
+        debug_assert!(bytes <= self.buffer_space());
+        self.app_end += bytes;
+        self.try_send(ctx);
+    }
+
+    /// A packet addressed to this sender arrived.
+    pub fn on_packet(&mut self, ctx: &mut TcpCtx, pkt: &Packet) {
+        let flags = pkt.tcp.flags;
+        match self.hs {
+            Handshake::Closed if flags.contains(TcpFlags::SYN) && !flags.contains(TcpFlags::ACK) => {
+                self.hs = Handshake::SynAckSent { sent_at: ctx.now, retransmitted: false };
+                self.send_control(ctx, TcpFlags::SYN_ACK);
+                let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+                ctx.arm(at, TcpTimer::SenderRto);
+            }
+            Handshake::SynAckSent { .. } if flags.contains(TcpFlags::SYN) && !flags.contains(TcpFlags::ACK) => {
+                // Our SYN-ACK was lost and the receiver retried.
+                self.send_control(ctx, TcpFlags::SYN_ACK);
+            }
+            Handshake::SynSent { sent_at, retransmitted } if flags.contains(TcpFlags::SYN_ACK) => {
+                self.establish(ctx, sent_at, retransmitted);
+            }
+            Handshake::SynAckSent { sent_at, retransmitted } if !flags.contains(TcpFlags::SYN) => {
+                self.establish(ctx, sent_at, retransmitted);
+            }
+            Handshake::Established if !flags.contains(TcpFlags::SYN) => self.on_ack(ctx, pkt),
+            _ => {}
+        }
+    }
+
+    fn establish(&mut self, ctx: &mut TcpCtx, sent_at: SimTime, retransmitted: bool) {
+        self.hs = Handshake::Established;
+        if !retransmitted {
+            // RFC 6298 §2: the handshake gives the first RTT sample.
+            self.rtt.on_sample(ctx.now - sent_at);
+        }
+        self.rtt.reset_backoff();
+        self.rto_timer.cancel();
+        self.try_send(ctx);
+    }
+
+    /// A timer of this sender fired.
+    pub fn on_timer(&mut self, ctx: &mut TcpCtx) {
+        match self.rto_timer.fire(ctx.now) {
+            crate::sim::Fired::Expired => {}
+            crate::sim::Fired::Rearm(at) => return ctx.timers.push((at, TcpTimer::SenderRto)),
+            crate::sim::Fired::Nothing => return,
+        }
+        match self.hs {
+            Handshake::SynSent { sent_at, .. } => {
+                self.hs = Handshake::SynSent { sent_at, retransmitted: true };
+                self.rtt.back_off();
+                self.send_control(ctx, TcpFlags::SYN);
+                let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+                ctx.arm(at, TcpTimer::SenderRto);
+            }
+            Handshake::SynAckSent { sent_at, .. } => {
+                self.hs = Handshake::SynAckSent { sent_at, retransmitted: true };
+                self.rtt.back_off();
+                self.send_control(ctx, TcpFlags::SYN_ACK);
+                let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+                ctx.arm(at, TcpTimer::SenderRto);
+            }
+            Handshake::Established => self.on_rto(ctx),
+            Handshake::Closed => {}
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // ACK processing
+
+    fn on_ack(&mut self, ctx: &mut TcpCtx, pkt: &Packet) {
+        let ack = pkt.tcp.ack;
+        if ack > self.sb.high_data() || ack < self.sb.una() {
+            return; // acknowledges data never sent, or older than what we know
+        }
+        self.rwnd = pkt.tcp.window;
+        let prior_una = self.sb.una();
+        let was_cwnd_limited = self.cwnd_limited;
+
+        let mut acked = Acked::default();
+        if self.sack {
+            for &block in pkt.tcp.sack.as_slice() {
+                acked.merge(self.sb.sack(block));
+            }
+        }
+        let sacked_new = acked.bytes;
+        acked.merge(self.sb.ack(ack));
+        let advanced = ack > prior_una;
+
+        if let Some(sample) = acked.rtt_sample(ctx.now) {
+            self.rtt.on_sample(sample);
+            self.stats.rtt.record(sample.as_picos());
+            self.stats.rtt_interval_sum += sample;
+            self.stats.rtt_interval_count += 1;
+        }
+
+        // RFC 5681 §2 / RFC 6675 §2: a duplicate ACK acknowledges nothing new, carries no data,
+        // arrives while data is outstanding and — with SACK — reports newly SACKed data.
+        let dupack = !advanced
+            && !pkt.is_data()
+            && self.sb.outstanding() > 0
+            && (!self.sack || sacked_new > 0);
+        if advanced {
+            self.rtt.reset_backoff();
+        }
+        if dupack && !self.sack {
+            self.sb.add_reno_dupack(self.mss);
+        }
+        if self.sack {
+            self.sb.detect_losses(self.dupthresh, self.mss);
+            self.sb.detect_lost_retransmissions(self.dupthresh, self.mss);
+        }
+
+        match self.ca {
+            CaState::Open => {
+                if dupack {
+                    self.dupacks += 1;
+                } else if advanced {
+                    self.dupacks = 0;
+                }
+                let lost = if self.sack { self.sb.head_is_lost() } else { false };
+                if self.dupacks >= self.dupthresh || lost {
+                    self.enter_recovery(ctx.now);
+                } else if acked.bytes > 0 {
+                    self.grow(ctx.now, acked.bytes, was_cwnd_limited);
+                }
+            }
+            CaState::Recovery { point } => {
+                if ack >= point {
+                    self.ca = CaState::Open;
+                    self.dupacks = 0;
+                    self.sb.clear_reno_dupacks();
+                    self.cc.on_recovery_exit(ctx.now);
+                } else if advanced && !self.sack {
+                    // RFC 6582 §3.2 step 5: a partial ACK; the next hole is lost.
+                    let head_end = self.sb.head().map(|s| s.end()).unwrap_or(ack);
+                    self.sb.mark_lost_below(head_end);
+                }
+            }
+            CaState::Loss { point } => {
+                if ack >= point {
+                    self.ca = CaState::Open;
+                    self.dupacks = 0;
+                }
+                if acked.bytes > 0 {
+                    self.grow(ctx.now, acked.bytes, was_cwnd_limited);
+                }
+            }
+        }
+
+        // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, restart it on progress.
+        if self.sb.outstanding() == 0 {
+            self.rto_timer.cancel();
+        } else if advanced {
+            let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+            ctx.arm(at, TcpTimer::SenderRto);
+        }
+        self.try_send(ctx);
+    }
+
+    fn grow(&mut self, now: SimTime, acked_bytes: u64, cwnd_limited: bool) {
+        self.cc.on_ack(&AckSample {
+            now,
+            acked_bytes,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            cwnd_limited,
+        });
+    }
+
+    /// RFC 6675 §5 step 4 (RFC 6582 §3.2 step 2 without SACK).
+    fn enter_recovery(&mut self, now: SimTime) {
+        self.ca = CaState::Recovery { point: self.sb.high_data() };
+        self.stats.fast_recoveries += 1;
+        self.cc.on_congestion_event(now, self.sb.outstanding());
+        let head_end = self.sb.head().map(|s| s.end()).unwrap_or(self.sb.una());
+        self.sb.mark_lost_below(head_end);
+    }
+
+    /// RFC 6298 §5.4–5.6 and RFC 5681 §3.1: retransmit from the first unacknowledged segment
+    /// in slow start from one segment, with the timer backed off.
+    fn on_rto(&mut self, ctx: &mut TcpCtx) {
+        if self.sb.outstanding() == 0 {
+            return;
+        }
+        self.stats.rto_count += 1;
+        let already_reduced = self.ca != CaState::Open;
+        self.cc.on_rto(ctx.now, self.sb.outstanding(), already_reduced);
+        self.sb.on_timeout();
+        self.ca = CaState::Loss { point: self.sb.high_data() };
+        self.dupacks = 0;
+        self.rtt.back_off();
+        let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+        ctx.arm(at, TcpTimer::SenderRto);
+        self.try_send(ctx);
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Transmission
+
+    /// Sends while the window allows: lost segments first, then new data (RFC 6675 NextSeg
+    /// rules 1 and 2).
+    fn try_send(&mut self, ctx: &mut TcpCtx) {
+        if self.hs != Handshake::Established {
+            return;
+        }
+        let mut sent = false;
+        loop {
+            let cwnd = self.cc.cwnd();
+            let pipe = self.sb.pipe();
+            if let Some(seq) = self.sb.next_retransmission() {
+                let len = self.sb.get(seq).map_or(0, |s| s.len) as u64;
+                if pipe + len > cwnd {
+                    self.cwnd_limited = true;
+                    break;
+                }
+                let seg = self.sb.retransmit(seq, ctx.now);
+                self.stats.retransmitted_segments += 1;
+                self.emit_data(ctx, seg.start, seg.len, seg.first_sent_at);
+                sent = true;
+                continue;
+            }
+            let high = self.sb.high_data();
+            let avail = self.app_end - high;
+            if avail == 0 {
+                self.cwnd_limited = false;
+                break;
+            }
+            let len = avail.min(self.mss as u64);
+            if high + len > self.sb.una() + self.rwnd {
+                self.cwnd_limited = false;
+                break;
+            }
+            if pipe + len > cwnd {
+                self.cwnd_limited = true;
+                break;
+            }
+            self.sb.push(len as u32, ctx.now);
+            self.emit_data(ctx, high, len as u32, ctx.now);
+            sent = true;
+        }
+        if sent && !self.rto_timer.is_armed() {
+            let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+            ctx.arm(at, TcpTimer::SenderRto);
+        }
+    }
+
+    fn emit_data(&mut self, ctx: &mut TcpCtx, seq: u64, len: u32, first_sent_at: SimTime) {
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        let pkt = Packet {
+            flow: self.flow,
+            src: self.local,
+            dst: self.remote,
+            to: Side::Receiver,
+            size: len + TCP_IP_HEADER_BYTES,
+            tcp: TcpHeader { seq, len, ack: 0, window: 0, flags: TcpFlags::ACK, sack: Default::default() },
+            sent_at: ctx.now,
+            first_sent_at,
+        };
+        let id = ctx.packets.alloc(pkt);
+        ctx.out.push(id);
+    }
+
+    fn send_control(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
+        let pkt = Packet {
+            flow: self.flow,
+            src: self.local,
+            dst: self.remote,
+            to: Side::Receiver,
+            size: TCP_IP_HEADER_BYTES,
+            tcp: TcpHeader { seq: 0, len: 0, ack: 0, window: 0, flags, sack: Default::default() },
+            sent_at: ctx.now,
+            first_sent_at: ctx.now,
+        };
+        let id = ctx.packets.alloc(pkt);
+        ctx.out.push(id);
+    }
+}

@@ -1,0 +1,414 @@
+//! The simulation: every component of a run, the event dispatch and the run loop.
+//!
+//! A `World` is an owned value (never a global), built from a validated scenario by
+//! `scenario::build`. Components never share mutable state: links, channels, TCP endpoints and
+//! applications act on events addressed to their ids, and the world moves packets between them.
+//! A node's forwarding path is a route lookup; it is where proxies will be inserted.
+
+use crate::app::App;
+use crate::channel::{AnyChannel, ChannelProcess};
+use crate::event::{DirId, Event};
+use crate::metrics::TimeSeries;
+use crate::net::link::{Direction, DropCause};
+use crate::net::routing::Routes;
+use crate::net::{NodeId, PacketArena, PacketId, Side};
+use crate::sim::{Duration, EventQueue, Rng, SimTime};
+use crate::transport::tcp::{TcpCtx, TcpReceiver, TcpSender, TcpTimer};
+use std::time::Instant;
+
+/// A link as the summary describes it: its directions and, for radio links, its channels.
+pub struct LinkInfo {
+    pub name: String,
+    pub radio: bool,
+    pub between: [NodeId; 2],
+    /// Forward (between[0] → between[1]) and reverse direction.
+    pub dirs: [DirId; 2],
+}
+
+/// A channel process and the link directions whose rate it sets.
+pub struct ChannelDriver {
+    pub process: AnyChannel,
+    pub rng: Rng,
+    pub targets: Vec<DirId>,
+}
+
+/// One TCP connection, its application, and what the summary needs to know of it.
+pub struct Flow {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimTime,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub app: App,
+    /// Bytes the application sends in all, for downloads and sized bulk transfers.
+    pub total: Option<u64>,
+    pub started: bool,
+    /// When the last byte reached the receiving application.
+    pub completed_at: Option<SimTime>,
+    /// The application's pending wake-up.
+    app_wake: Option<SimTime>,
+    /// Drops of this flow's packets per link direction: [queue full, error].
+    pub link_drops: Vec<[u64; 2]>,
+    /// Delivered bytes at the previous time-series row.
+    delivered_at_last_sample: u64,
+}
+
+impl Flow {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        src: NodeId,
+        dst: NodeId,
+        start: SimTime,
+        sender: TcpSender,
+        receiver: TcpReceiver,
+        app: App,
+        total: Option<u64>,
+        directions: usize,
+    ) -> Self {
+        Flow {
+            name,
+            src,
+            dst,
+            start,
+            sender,
+            receiver,
+            app,
+            total,
+            started: false,
+            completed_at: None,
+            app_wake: Some(start),
+            link_drops: vec![[0; 2]; directions],
+            delivered_at_last_sample: 0,
+        }
+    }
+}
+
+/// Why the run loop stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Reached the scenario's duration.
+    Duration,
+    /// Hit `simulation.max_events`.
+    EventLimit,
+    /// Nothing left to do before the stop time.
+    Idle,
+    /// The progress callback asked to stop.
+    Interrupted,
+}
+
+pub struct World {
+    pub queue: EventQueue<Event>,
+    pub packets: PacketArena,
+    pub node_names: Vec<String>,
+    pub routes: Routes,
+    pub dirs: Vec<Direction>,
+    pub links: Vec<LinkInfo>,
+    pub channels: Vec<ChannelDriver>,
+    pub flows: Vec<Flow>,
+    pub stop_time: SimTime,
+    pub max_events: u64,
+    pub events: u64,
+    pub interval: Duration,
+    pub series: TimeSeries,
+    /// Bytes sent per direction at the previous time-series row.
+    dir_bytes_at_last_sample: Vec<u64>,
+    /// Reused buffers: packets a TCP endpoint emitted, and timers it armed.
+    out: Vec<PacketId>,
+    timers: Vec<(SimTime, TcpTimer)>,
+}
+
+impl World {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node_names: Vec<String>,
+        routes: Routes,
+        dirs: Vec<Direction>,
+        links: Vec<LinkInfo>,
+        channels: Vec<ChannelDriver>,
+        flows: Vec<Flow>,
+        stop_time: SimTime,
+        max_events: u64,
+        interval: Duration,
+        series: TimeSeries,
+    ) -> Self {
+        let n_dirs = dirs.len();
+        let mut world = World {
+            queue: EventQueue::with_capacity(1024),
+            packets: PacketArena::with_capacity(4096),
+            node_names,
+            routes,
+            dirs,
+            links,
+            channels,
+            flows,
+            stop_time,
+            max_events,
+            events: 0,
+            interval,
+            series,
+            dir_bytes_at_last_sample: vec![0; n_dirs],
+            out: Vec::with_capacity(64),
+            timers: Vec::with_capacity(8),
+        };
+        // Channels first, so that at t = 0 links have their rate before any packet.
+        for c in 0..world.channels.len() {
+            world.queue.schedule(SimTime::ZERO, Event::Channel { channel: c as u32 });
+        }
+        for f in 0..world.flows.len() {
+            let start = world.flows[f].start;
+            world.queue.schedule(start, Event::App { flow: f as u32 });
+        }
+        world.queue.schedule(SimTime::ZERO + interval, Event::Sample);
+        world
+    }
+
+    /// Runs until the stop time, the event limit, or until `progress` returns false. `progress`
+    /// is called about ten times a wall-second with (simulated now, events so far).
+    pub fn run(&mut self, progress: &mut dyn FnMut(SimTime, u64) -> bool) -> Stop {
+        const CHECK_EVERY: u64 = 1 << 14;
+        let wall_start = Instant::now();
+        let mut next_report = 0.1;
+        let stop = loop {
+            let Some(t) = self.queue.peek_time() else { break Stop::Idle };
+            if t > self.stop_time {
+                break Stop::Duration;
+            }
+            if self.max_events > 0 && self.events >= self.max_events {
+                break Stop::EventLimit;
+            }
+            let (now, event) = self.queue.pop().expect("peeked");
+            self.events += 1;
+            self.dispatch(now, event);
+            if self.events % CHECK_EVERY == 0 {
+                let wall = wall_start.elapsed().as_secs_f64();
+                if wall >= next_report {
+                    next_report = wall + 0.1;
+                    if !progress(now, self.events) {
+                        break Stop::Interrupted;
+                    }
+                }
+            }
+        };
+        let end = match stop {
+            Stop::Duration | Stop::Idle => self.stop_time,
+            Stop::EventLimit | Stop::Interrupted => self.queue.now(),
+        };
+        for d in &mut self.dirs {
+            d.finish(end);
+        }
+        stop
+    }
+
+    /// Simulated time reached.
+    pub fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+
+    fn dispatch(&mut self, now: SimTime, event: Event) {
+        match event {
+            Event::TxDone { dir, generation } => {
+                let d = &mut self.dirs[dir.0 as usize];
+                if let Some(pkt) = d.on_tx_done(&mut self.queue, &mut self.packets, now, generation) {
+                    self.drop_packet(pkt, dir, DropCause::Error);
+                }
+            }
+            Event::Arrive { dir } => {
+                let d = &mut self.dirs[dir.0 as usize];
+                let pkt = d.on_arrive(&mut self.queue, now);
+                let node = d.to;
+                self.receive(now, node, pkt);
+            }
+            Event::LateArrive { dir, pkt } => {
+                let node = self.dirs[dir.0 as usize].to;
+                self.receive(now, node, pkt);
+            }
+            Event::Channel { channel } => self.channel_step(now, channel as usize),
+            Event::Tcp { flow, timer } => self.tcp_timer(now, flow as usize, timer),
+            Event::App { flow } => self.app_wake(now, flow as usize),
+            Event::Sample => self.sample(now),
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Forwarding
+
+    fn receive(&mut self, now: SimTime, node: NodeId, pkt: PacketId) {
+        if self.packets.get(pkt).dst == node {
+            self.deliver_local(now, pkt);
+        } else {
+            self.forward(now, node, pkt);
+        }
+    }
+
+    fn forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId) {
+        let p = self.packets.get(pkt);
+        let dir = self.routes.next_hop(node, p.dst).expect("routes are checked when the scenario is built");
+        let size = p.size;
+        if let Err(pkt) = self.dirs[dir.0 as usize].admit(&mut self.queue, now, pkt, size) {
+            self.drop_packet(pkt, dir, DropCause::QueueFull);
+        }
+    }
+
+    fn drop_packet(&mut self, pkt: PacketId, dir: DirId, cause: DropCause) {
+        let flow = self.packets.get(pkt).flow.0 as usize;
+        let slot = match cause {
+            DropCause::QueueFull => 0,
+            DropCause::Error => 1,
+        };
+        self.flows[flow].link_drops[dir.0 as usize][slot] += 1;
+        self.packets.free(pkt);
+    }
+
+    fn deliver_local(&mut self, now: SimTime, pkt: PacketId) {
+        let packet = *self.packets.get(pkt);
+        self.packets.free(pkt);
+        let f = packet.flow.0 as usize;
+        let flow = &mut self.flows[f];
+        let mut ctx = TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+        match packet.to {
+            Side::Receiver => {
+                flow.receiver.on_packet(&mut ctx, &packet);
+                if flow.completed_at.is_none() && flow.total.is_some_and(|t| flow.receiver.stats.bytes_delivered >= t) {
+                    flow.completed_at = Some(now);
+                }
+            }
+            Side::Sender => {
+                flow.sender.on_packet(&mut ctx, &packet);
+                self.app_write(now, f);
+            }
+        }
+        self.flush(now, f);
+    }
+
+    /// Sends what a TCP endpoint emitted and schedules the timers it armed.
+    fn flush(&mut self, now: SimTime, f: usize) {
+        for (at, timer) in self.timers.drain(..) {
+            self.queue.schedule(at, Event::Tcp { flow: f as u32, timer });
+        }
+        let mut out = std::mem::take(&mut self.out);
+        for pkt in out.drain(..) {
+            let src = self.packets.get(pkt).src;
+            self.forward(now, src, pkt);
+        }
+        self.out = out;
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Timers, applications, channels
+
+    fn tcp_timer(&mut self, now: SimTime, f: usize, timer: TcpTimer) {
+        let flow = &mut self.flows[f];
+        let mut ctx = TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+        match timer {
+            TcpTimer::SenderRto => flow.sender.on_timer(&mut ctx),
+            TcpTimer::ReceiverDelayedAck | TcpTimer::ReceiverSyn => flow.receiver.on_timer(&mut ctx, timer),
+        }
+        self.flush(now, f);
+    }
+
+    fn app_wake(&mut self, now: SimTime, f: usize) {
+        let flow = &mut self.flows[f];
+        if flow.app_wake != Some(now) {
+            return; // superseded by an earlier wake-up
+        }
+        flow.app_wake = None;
+        if !flow.started {
+            flow.started = true;
+            let mut ctx = TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+            flow.receiver.open(&mut ctx);
+            flow.sender.open(&mut ctx);
+        }
+        self.app_write(now, f);
+        self.flush(now, f);
+    }
+
+    /// Lets the application write into the send buffer and records when it wants to wake.
+    fn app_write(&mut self, now: SimTime, f: usize) {
+        let flow = &mut self.flows[f];
+        if !flow.started {
+            return;
+        }
+        let write = flow.app.write(now, flow.sender.buffer_space());
+        if write.bytes > 0 {
+            let mut ctx = TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+            flow.sender.write(&mut ctx, write.bytes);
+        }
+        if let Some(at) = write.wake {
+            if flow.app_wake.is_none_or(|pending| at < pending) {
+                flow.app_wake = Some(at);
+                self.queue.schedule(at, Event::App { flow: f as u32 });
+            }
+        }
+    }
+
+    fn channel_step(&mut self, now: SimTime, c: usize) {
+        let driver = &mut self.channels[c];
+        let step = driver.process.step(now, &mut driver.rng);
+        for &dir in &driver.targets {
+            self.dirs[dir.0 as usize].set_rate(&mut self.queue, &self.packets, now, step.rate_bps);
+        }
+        if let Some(at) = step.next_change {
+            self.queue.schedule(at, Event::Channel { channel: c as u32 });
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Time series
+
+    fn sample(&mut self, now: SimTime) {
+        let secs = self.interval.as_secs_f64();
+        let mut row: Vec<f64> = Vec::new();
+        row.push(now.as_secs_f64());
+        for flow in &mut self.flows {
+            let delivered = flow.receiver.stats.bytes_delivered;
+            let goodput = (delivered - flow.delivered_at_last_sample) as f64 * 8.0 / secs;
+            flow.delivered_at_last_sample = delivered;
+            let s = &mut flow.sender.stats;
+            let rtt_ms = if s.rtt_interval_count > 0 {
+                s.rtt_interval_sum.as_millis_f64() / s.rtt_interval_count as f64
+            } else {
+                f64::NAN
+            };
+            s.rtt_interval_sum = Duration::ZERO;
+            s.rtt_interval_count = 0;
+            let ssthresh = flow.sender.ssthresh();
+            row.extend([
+                goodput,
+                flow.sender.cwnd() as f64,
+                if ssthresh == u64::MAX { f64::NAN } else { ssthresh as f64 },
+                flow.sender.pipe() as f64,
+                rtt_ms,
+                delivered as f64,
+            ]);
+        }
+        for (d, dir) in self.dirs.iter().enumerate() {
+            let sent = dir.stats.bytes_sent;
+            let throughput = (sent - self.dir_bytes_at_last_sample[d]) as f64 * 8.0 / secs;
+            self.dir_bytes_at_last_sample[d] = sent;
+            row.extend([dir.queue_bytes() as f64, dir.queue_packets() as f64, dir.rate_bps() as f64, throughput]);
+        }
+        self.series.push_row(row);
+        let next = now + self.interval;
+        if next <= self.stop_time {
+            self.queue.schedule(next, Event::Sample);
+        }
+    }
+
+    /// Column names of the time series, in the order `sample` fills them.
+    pub fn series_columns(flow_names: &[String], dir_names: &[String]) -> Vec<String> {
+        let mut names = vec!["time_s".to_string()];
+        for f in flow_names {
+            for m in ["goodput_bps", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rtt_ms", "delivered_bytes"] {
+                names.push(format!("flow.{f}.{m}"));
+            }
+        }
+        for d in dir_names {
+            for m in ["queue_bytes", "queue_packets", "capacity_bps", "throughput_bps"] {
+                names.push(format!("link.{d}.{m}"));
+            }
+        }
+        names
+    }
+}

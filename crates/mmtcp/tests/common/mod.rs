@@ -1,0 +1,31 @@
+//! Helpers shared by the scenario tests: run a TOML scenario held in a string.
+
+use mmtcp::api::{run, RunOptions, RunOutput, ScenarioSource};
+use serde_json::Value;
+use std::path::PathBuf;
+
+pub fn run_toml(text: &str) -> RunOutput {
+    run_toml_with(text, &[])
+}
+
+pub fn run_toml_with(text: &str, overrides: &[(&str, &str)]) -> RunOutput {
+    let source = ScenarioSource::Toml {
+        text: text.to_string(),
+        name: "<test>".into(),
+        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
+    };
+    let options = RunOptions {
+        seed: None,
+        overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
+    run(&source, &options, &mut |_| true).unwrap_or_else(|e| panic!("scenario failed: {e}"))
+}
+
+/// The first flow's entry in the summary.
+pub fn flow(out: &RunOutput) -> &Value {
+    &out.summary["flows"][0]
+}
+
+pub fn f64_of(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}

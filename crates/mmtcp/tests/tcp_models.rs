@@ -1,0 +1,153 @@
+//! Scenario tests of the TCP models against formulas and the behaviours the seeds start from.
+
+mod common;
+use common::*;
+
+/// server —(10 Gbit/s, 5 ms)— router —(R, 5 ms, drop-tail)— ue: 20 ms of propagation RTT.
+fn chain(rate: &str, buffer: &str, cc: &str, duration: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{duration}"
+[metrics]
+interval = "100ms"
+[[node]]
+name = "server"
+[[node]]
+name = "router"
+[[node]]
+name = "ue"
+[[link]]
+between = ["server", "router"]
+rate = "10Gbps"
+delay = "5ms"
+buffer = "10000pkt"
+[[link]]
+name = "bottleneck"
+between = ["router", "ue"]
+rate = "{rate}"
+delay = "5ms"
+buffer = "{buffer}"
+[[flow]]
+from = "server"
+to = "ue"
+transport = {{ cc = "{cc}", send_buffer = "64MB", receive_buffer = "64MB" }}
+"#
+    )
+}
+
+#[test]
+fn cubic_fills_a_1gbps_bottleneck_with_one_bdp_of_buffer() {
+    // BDP = 1 Gbit/s × 20 ms = 2.5 MB.
+    let out = run_toml(&chain("1Gbps", "2.5MB", "cubic", "20s"));
+    let goodput = f64_of(&flow(&out)["goodput_bps"]);
+    assert!(goodput >= 0.93e9, "CUBIC goodput {:.1} Mbit/s < 93 % of 1 Gbit/s", goodput / 1e6);
+}
+
+#[test]
+fn newreno_fills_a_1gbps_bottleneck_with_one_bdp_of_buffer() {
+    let out = run_toml(&chain("1Gbps", "2.5MB", "newreno", "20s"));
+    let goodput = f64_of(&flow(&out)["goodput_bps"]);
+    assert!(goodput >= 0.85e9, "NewReno goodput {:.1} Mbit/s < 85 % of 1 Gbit/s", goodput / 1e6);
+}
+
+/// Mathis, Semke, Mahdavi, Ott, "The macroscopic behavior of the TCP congestion avoidance
+/// algorithm", CCR 1997: BW = MSS/RTT · √(3/(2p)) with one ACK per segment.
+#[test]
+fn newreno_with_sack_follows_the_mathis_formula() {
+    for (p, seconds) in [(1e-4f64, 400), (1e-3, 300), (3e-3, 300)] {
+        let text = format!(
+            r#"
+[simulation]
+duration = "{seconds}s"
+[metrics]
+interval = "1s"
+[[node]]
+name = "server"
+[[node]]
+name = "router"
+[[node]]
+name = "ue"
+[[link]]
+between = ["server", "router"]
+rate = "1Gbps"
+delay = "10ms"
+buffer = "10000pkt"
+[[link]]
+between = ["router", "ue"]
+rate = "100Mbps"
+delay = "10ms"
+buffer = "10000pkt"
+forward = {{ loss = {p} }}
+[[flow]]
+from = "server"
+to = "ue"
+transport = {{ cc = "newreno", sack = true, delayed_ack = false, send_buffer = "64MB", receive_buffer = "64MB" }}
+"#
+        );
+        let out = run_toml(&text);
+        let goodput = f64_of(&flow(&out)["goodput_bps"]);
+        let mss_bits = 1448.0 * 8.0;
+        let rtt = 0.040;
+        let mathis = mss_bits / rtt * (3.0 / (2.0 * p)).sqrt();
+        let ratio = goodput / mathis;
+        assert!(
+            (0.7..=1.3).contains(&ratio),
+            "p = {p}: goodput {:.2} Mbit/s vs Mathis {:.2} Mbit/s (ratio {ratio:.2})",
+            goodput / 1e6,
+            mathis / 1e6
+        );
+    }
+}
+
+fn radio(channel: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "20s"
+[metrics]
+interval = "100ms"
+[[node]]
+name = "server"
+[[node]]
+name = "bs"
+[[node]]
+name = "ue"
+[[link]]
+between = ["server", "bs"]
+rate = "10Gbps"
+delay = "5ms"
+buffer = "10000pkt"
+[[link]]
+name = "radio"
+between = ["bs", "ue"]
+kind = "radio"
+channel = {channel}
+delay = "5ms"
+buffer = "2.5MB"
+[[flow]]
+from = "server"
+to = "ue"
+transport = {{ cc = "cubic", send_buffer = "64MB", receive_buffer = "64MB" }}
+"#
+    )
+}
+
+/// The baseline of seeds 001 and 002: blockage makes TCP lose far more than the capacity lost.
+#[test]
+fn cubic_collapses_under_blockage_but_not_on_the_mean_capacity() {
+    let blocked = run_toml(&radio(
+        r#"{ kind = "onoff", los_rate = "1Gbps", nlos_rate = "0bps", los_duration = "1s", nlos_duration = "1s" }"#,
+    ));
+    let link = &blocked.summary["links"][1];
+    let mean_capacity = f64_of(&link["mean_capacity_bps"]);
+    assert!((mean_capacity - 0.5e9).abs() < 1e6, "mean capacity {mean_capacity}");
+    let goodput = f64_of(&flow(&blocked)["goodput_bps"]);
+    assert!(goodput < 0.8 * 0.5e9, "goodput {:.1} Mbit/s is not below 80 % of the mean capacity", goodput / 1e6);
+    let rtos = flow(&blocked)["rto_count"].as_u64().unwrap();
+    assert!(rtos >= 1, "no retransmission timeout during 1 s outages");
+
+    let constant = run_toml(&radio(r#"{ kind = "constant", rate = "500Mbps" }"#));
+    let goodput = f64_of(&flow(&constant)["goodput_bps"]);
+    assert!(goodput >= 0.9 * 0.5e9, "goodput {:.1} Mbit/s < 90 % of a constant 0.5 Gbit/s", goodput / 1e6);
+}
