@@ -1,9 +1,10 @@
 //! The engine micro-benchmark: the bare event queue under the event mix of a real run.
 //!
-//! A chain of links moves packets (a serialisation event then an arrival event per hop, as
-//! `net::link` schedules them) while flows re-arm retransmission and delayed-ACK timers tens to
-//! hundreds of milliseconds ahead, so the heap holds near and far events as in a real run. The
-//! handlers only schedule the follow-up events; what is measured is the queue and dispatch.
+//! Link directions move back-to-back packets the way `net::link` schedules them — a
+//! serialisation event per packet, and an arrival event for the head of the propagation pipe
+//! only — while flows re-arm retransmission and delayed-ACK timers tens to hundreds of
+//! milliseconds ahead, so the heap holds near and far events as in a real run. The handlers only
+//! schedule the follow-up events; what is measured is the queue and the dispatch.
 
 use crate::event::{DirId, Event};
 use crate::net::PacketId;
@@ -28,6 +29,8 @@ pub fn run_engine(events: u64) -> (u64, f64) {
         q.schedule(SimTime::ZERO + Duration::from_millis(200), Event::Tcp { flow: f, timer: TcpTimer::SenderRto });
         q.schedule(SimTime::ZERO + Duration::from_millis(40), Event::Tcp { flow: f, timer: TcpTimer::ReceiverDelayedAck });
     }
+    // Packets in each direction's pipe; packets in a pipe are spaced by one serialisation time.
+    let mut in_pipe = [0u32; DIRS as usize];
     let start = Instant::now();
     let mut done = 0u64;
     let mut checksum = 0u64;
@@ -36,10 +39,19 @@ pub fn run_engine(events: u64) -> (u64, f64) {
         done += 1;
         match event {
             Event::TxDone { dir, generation } => {
-                q.schedule(now + propagate, Event::Arrive { dir });
+                let pipe = &mut in_pipe[dir.0 as usize];
+                if *pipe == 0 {
+                    q.schedule(now + propagate, Event::Arrive { dir });
+                }
+                *pipe += 1;
                 q.schedule(now + serialise, Event::TxDone { dir, generation: generation.wrapping_add(1) });
             }
             Event::Arrive { dir } => {
+                let pipe = &mut in_pipe[dir.0 as usize];
+                *pipe -= 1;
+                if *pipe > 0 {
+                    q.schedule(now + serialise, Event::Arrive { dir });
+                }
                 // Every eighth arrival is an ACK that pushes a flow's RTO further out (a stale
                 // event, as the restartable timer leaves behind) and re-arms a delayed ACK.
                 if done % 8 == 0 {

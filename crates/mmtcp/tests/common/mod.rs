@@ -1,4 +1,5 @@
 //! Helpers shared by the scenario tests: run a TOML scenario held in a string.
+#![allow(dead_code)] // each test crate uses a different subset
 
 use mmtcp::api::{run, RunOptions, RunOutput, ScenarioSource};
 use serde_json::Value;

@@ -1,0 +1,113 @@
+//! Bad scenarios give one-line errors that name the file, the field and what is allowed.
+
+use mmtcp::api::{validate, RunOptions, ScenarioSource};
+use mmtcp::error::InputError;
+use std::path::PathBuf;
+
+const BASE: &str = r#"
+[[node]]
+name = "server"
+[[node]]
+name = "ue"
+[[link]]
+between = ["server", "ue"]
+rate = "1Gbps"
+[[flow]]
+from = "server"
+to = "ue"
+"#;
+
+fn check(text: &str) -> InputError {
+    let source = ScenarioSource::Toml {
+        text: text.to_string(),
+        name: "bad.toml".into(),
+        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
+    };
+    let err = validate(&source, &RunOptions::default()).expect_err("the scenario should be rejected");
+    assert_eq!(err.to_string().lines().count(), 1, "one line: {err}");
+    assert!(err.to_string().starts_with("bad.toml: ") || err.file != "bad.toml", "{err}");
+    err
+}
+
+#[test]
+fn the_base_scenario_is_valid() {
+    let source = ScenarioSource::Toml { text: BASE.into(), name: "ok.toml".into(), base_dir: PathBuf::new() };
+    let resolved = validate(&source, &RunOptions::default()).unwrap();
+    // The resolved scenario states the defaults.
+    assert!(resolved.contains("min_rto = \"200ms\""), "{resolved}");
+    assert!(resolved.contains("name = \"server-ue\""), "{resolved}");
+}
+
+#[test]
+fn unknown_key() {
+    let e = check(&BASE.replace("rate = \"1Gbps\"", "rate = \"1Gbps\"\nbogus = 3"));
+    assert_eq!(e.field, "link[0].bogus");
+    assert!(e.message.contains("allowed:") && e.message.contains("between"), "{e}");
+}
+
+#[test]
+fn negative_rate() {
+    let e = check(&BASE.replace("\"1Gbps\"", "\"-5Gbps\""));
+    assert_eq!(e.field, "link[0].rate");
+    assert!(e.message.contains("non-negative"), "{e}");
+}
+
+#[test]
+fn link_to_a_missing_node() {
+    let e = check(&BASE.replace("between = [\"server\", \"ue\"]", "between = [\"server\", \"mars\"]"));
+    assert_eq!(e.field, "link[0].between");
+    assert!(e.message.contains("\"mars\"") && e.message.contains("server, ue"), "{e}");
+}
+
+#[test]
+fn probability_out_of_range() {
+    let e = check(&BASE.replace("rate = \"1Gbps\"", "rate = \"1Gbps\"\nforward = { loss = 1.5 }"));
+    assert_eq!(e.field, "link[0].forward.loss");
+    assert!(e.message.contains("allowed 0 to 1"), "{e}");
+}
+
+#[test]
+fn radio_link_without_channel() {
+    let e = check(&BASE.replace("rate = \"1Gbps\"", "kind = \"radio\""));
+    assert_eq!(e.field, "link[0].channel");
+}
+
+#[test]
+fn flow_without_a_path() {
+    let text = BASE.replace("[[flow]]", "[[node]]\nname = \"island\"\n[[flow]]").replace("to = \"ue\"", "to = \"island\"");
+    let e = check(&text);
+    assert_eq!(e.field, "flow[0].to");
+    assert!(e.message.contains("no path"), "{e}");
+}
+
+#[test]
+fn malformed_trace_names_the_trace_file_and_line() {
+    let text = BASE.replace(
+        "rate = \"1Gbps\"",
+        "kind = \"radio\"\nchannel = { kind = \"trace\", file = \"traces/bad_rate.csv\" }",
+    );
+    let e = check(&text);
+    assert!(e.file.ends_with("bad_rate.csv"), "{e}");
+    assert!(e.field.starts_with("line "), "{e}");
+    assert!(e.message.contains("link[0].channel.file"), "{e}");
+}
+
+#[test]
+fn missing_trace_file() {
+    let text = BASE.replace("rate = \"1Gbps\"", "kind = \"radio\"\nchannel = { kind = \"trace\", file = \"traces/nope.csv\" }");
+    let e = check(&text);
+    assert_eq!(e.field, "link[0].channel.file");
+}
+
+#[test]
+fn bad_tcp_parameter() {
+    let e = check(&BASE.replace("to = \"ue\"", "to = \"ue\"\ntransport = { mss = \"10B\" }"));
+    assert_eq!(e.field, "flow[0].transport.mss");
+    assert!(e.message.contains("allowed 64B to 65483B"), "{e}");
+}
+
+#[test]
+fn missing_scenario_file() {
+    let err = validate(&ScenarioSource::File("does/not/exist.toml".into()), &RunOptions::default()).unwrap_err();
+    assert_eq!(err.to_string(), "does/not/exist.toml: cannot read the scenario: no such file");
+}
