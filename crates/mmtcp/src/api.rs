@@ -90,13 +90,19 @@ pub struct EngineBench {
 }
 
 /// Loads, overrides and validates a scenario; returns the resolved scenario (every default
-/// filled in) as TOML text.
+/// filled in, trace paths absolute so that the text runs from any folder) as TOML text.
 pub fn validate(source: &ScenarioSource, options: &RunOptions) -> Result<String, InputError> {
     let loaded = scenario::load(source, options)?;
     // Building checks what only construction can: trace files, routes between flow endpoints.
-    scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, loaded.scenario.simulation.seed)?;
-    toml::to_string_pretty(&loaded.scenario)
-        .map_err(|e| InputError::new(loaded.file.clone(), "", format!("cannot print the resolved scenario: {e}")))
+    scenario::build::build(
+        &loaded.scenario,
+        &loaded.file,
+        &loaded.base_dir,
+        loaded.scenario.simulation.seed,
+    )?;
+    toml::to_string_pretty(&loaded.scenario.with_absolute_trace_paths(&loaded.base_dir)).map_err(|e| {
+        InputError::new(loaded.file.clone(), "", format!("cannot print the resolved scenario: {e}"))
+    })
 }
 
 /// Runs a scenario to its stop time. `progress` is called about ten times a wall-second; when it
@@ -119,7 +125,7 @@ pub fn run(
         return Err(RunError::Interrupted);
     }
     let end = if stop == Stop::EventLimit { world.now() } else { stop_time };
-    let (flows, links) = summary::flows_and_links(&world, end);
+    let (flows, links) = summary::flows_and_links(&world, &loaded.scenario, end);
     let resolved = serde_json::to_value(&loaded.scenario).expect("a scenario always serialises");
     let summary = json!({
         "mmtcp_version": env!("CARGO_PKG_VERSION"),
@@ -142,5 +148,9 @@ pub fn run(
 /// The bare event engine with a realistic mix of timer and packet events: `events` events.
 pub fn bench_engine(events: u64) -> EngineBench {
     let (events, wall_seconds) = crate::bench::run_engine(events);
-    EngineBench { events, wall_seconds, events_per_second: if wall_seconds > 0.0 { events as f64 / wall_seconds } else { 0.0 } }
+    EngineBench {
+        events,
+        wall_seconds,
+        events_per_second: if wall_seconds > 0.0 { events as f64 / wall_seconds } else { 0.0 },
+    }
 }

@@ -23,11 +23,20 @@ pub fn run_engine(events: u64) -> (u64, f64) {
     let serialise = Duration::from_nanos(12_000);
     let propagate = Duration::from_millis(5);
     for d in 0..DIRS {
-        q.schedule(SimTime::ZERO + Duration::from_nanos(d as u64), Event::TxDone { dir: DirId(d), generation: 0 });
+        q.schedule(
+            SimTime::ZERO + Duration::from_nanos(d as u64),
+            Event::TxDone { dir: DirId(d), generation: 0 },
+        );
     }
     for f in 0..FLOWS {
-        q.schedule(SimTime::ZERO + Duration::from_millis(200), Event::Tcp { flow: f, timer: TcpTimer::SenderRto });
-        q.schedule(SimTime::ZERO + Duration::from_millis(40), Event::Tcp { flow: f, timer: TcpTimer::ReceiverDelayedAck });
+        q.schedule(
+            SimTime::ZERO + Duration::from_millis(200),
+            Event::Tcp { flow: f, timer: TcpTimer::SenderRto },
+        );
+        q.schedule(
+            SimTime::ZERO + Duration::from_millis(40),
+            Event::Tcp { flow: f, timer: TcpTimer::ReceiverDelayedAck },
+        );
     }
     // Packets in each direction's pipe; packets in a pipe are spaced by one serialisation time.
     let mut in_pipe = [0u32; DIRS as usize];
@@ -56,7 +65,10 @@ pub fn run_engine(events: u64) -> (u64, f64) {
                 // event, as the restartable timer leaves behind) and re-arms a delayed ACK.
                 if done % 8 == 0 {
                     let flow = (done / 8 % FLOWS as u64) as u32;
-                    q.schedule(now + Duration::from_millis(40), Event::Tcp { flow, timer: TcpTimer::ReceiverDelayedAck });
+                    q.schedule(
+                        now + Duration::from_millis(40),
+                        Event::Tcp { flow, timer: TcpTimer::ReceiverDelayedAck },
+                    );
                 }
                 checksum = checksum.wrapping_add(dir.0 as u64);
             }

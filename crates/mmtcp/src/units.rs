@@ -307,7 +307,8 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for text in ["10ms", "1.5ms", "1Gbps", "2.5Mbps", "6MB", "64MiB", "1448B", "0bps", "7ps", "1.000001s"] {
+        for text in ["10ms", "1.5ms", "1Gbps", "2.5Mbps", "6MB", "64MiB", "1448B", "0bps", "7ps", "1.000001s"]
+        {
             let t = if let Ok(t) = Time::parse(text) {
                 t.to_string()
             } else if let Ok(r) = Rate::parse(text) {

@@ -114,9 +114,10 @@ pub struct World {
     pub series: TimeSeries,
     /// Bytes sent per direction at the previous time-series row.
     dir_bytes_at_last_sample: Vec<u64>,
-    /// Reused buffers: packets a TCP endpoint emitted, and timers it armed.
+    /// Reused buffers: packets a TCP endpoint emitted, timers it armed, a time-series row.
     out: Vec<PacketId>,
     timers: Vec<(SimTime, TcpTimer)>,
+    row: Vec<f64>,
 }
 
 impl World {
@@ -151,6 +152,7 @@ impl World {
             dir_bytes_at_last_sample: vec![0; n_dirs],
             out: Vec::with_capacity(64),
             timers: Vec::with_capacity(8),
+            row: Vec::new(),
         };
         // Channels first, so that at t = 0 links have their rate before any packet.
         for c in 0..world.channels.len() {
@@ -266,11 +268,14 @@ impl World {
         self.packets.free(pkt);
         let f = packet.flow.0 as usize;
         let flow = &mut self.flows[f];
-        let mut ctx = TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+        let mut ctx =
+            TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
         match packet.to {
             Side::Receiver => {
                 flow.receiver.on_packet(&mut ctx, &packet);
-                if flow.completed_at.is_none() && flow.total.is_some_and(|t| flow.receiver.stats.bytes_delivered >= t) {
+                if flow.completed_at.is_none()
+                    && flow.total.is_some_and(|t| flow.receiver.stats.bytes_delivered >= t)
+                {
                     flow.completed_at = Some(now);
                 }
             }
@@ -300,7 +305,8 @@ impl World {
 
     fn tcp_timer(&mut self, now: SimTime, f: usize, timer: TcpTimer) {
         let flow = &mut self.flows[f];
-        let mut ctx = TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+        let mut ctx =
+            TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
         match timer {
             TcpTimer::SenderRto => flow.sender.on_timer(&mut ctx),
             TcpTimer::ReceiverDelayedAck | TcpTimer::ReceiverSyn => flow.receiver.on_timer(&mut ctx, timer),
@@ -316,7 +322,8 @@ impl World {
         flow.app_wake = None;
         if !flow.started {
             flow.started = true;
-            let mut ctx = TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+            let mut ctx =
+                TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
             flow.receiver.open(&mut ctx);
             flow.sender.open(&mut ctx);
         }
@@ -332,7 +339,8 @@ impl World {
         }
         let write = flow.app.write(now, flow.sender.buffer_space());
         if write.bytes > 0 {
-            let mut ctx = TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+            let mut ctx =
+                TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
             flow.sender.write(&mut ctx, write.bytes);
         }
         if let Some(at) = write.wake {
@@ -359,7 +367,8 @@ impl World {
 
     fn sample(&mut self, now: SimTime) {
         let secs = self.interval.as_secs_f64();
-        let mut row: Vec<f64> = Vec::new();
+        let mut row = std::mem::take(&mut self.row);
+        row.clear();
         row.push(now.as_secs_f64());
         for flow in &mut self.flows {
             let delivered = flow.receiver.stats.bytes_delivered;
@@ -387,9 +396,15 @@ impl World {
             let sent = dir.stats.bytes_sent;
             let throughput = (sent - self.dir_bytes_at_last_sample[d]) as f64 * 8.0 / secs;
             self.dir_bytes_at_last_sample[d] = sent;
-            row.extend([dir.queue_bytes() as f64, dir.queue_packets() as f64, dir.rate_bps() as f64, throughput]);
+            row.extend([
+                dir.queue_bytes() as f64,
+                dir.queue_packets() as f64,
+                dir.rate_bps() as f64,
+                throughput,
+            ]);
         }
-        self.series.push_row(row);
+        self.series.push_row(row.iter().copied());
+        self.row = row;
         let next = now + self.interval;
         if next <= self.stop_time {
             self.queue.schedule(next, Event::Sample);
@@ -400,7 +415,9 @@ impl World {
     pub fn series_columns(flow_names: &[String], dir_names: &[String]) -> Vec<String> {
         let mut names = vec!["time_s".to_string()];
         for f in flow_names {
-            for m in ["goodput_bps", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rtt_ms", "delivered_bytes"] {
+            for m in
+                ["goodput_bps", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rtt_ms", "delivered_bytes"]
+            {
                 names.push(format!("flow.{f}.{m}"));
             }
         }

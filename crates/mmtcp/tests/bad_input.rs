@@ -74,7 +74,9 @@ fn radio_link_without_channel() {
 
 #[test]
 fn flow_without_a_path() {
-    let text = BASE.replace("[[flow]]", "[[node]]\nname = \"island\"\n[[flow]]").replace("to = \"ue\"", "to = \"island\"");
+    let text = BASE
+        .replace("[[flow]]", "[[node]]\nname = \"island\"\n[[flow]]")
+        .replace("to = \"ue\"", "to = \"island\"");
     let e = check(&text);
     assert_eq!(e.field, "flow[0].to");
     assert!(e.message.contains("no path"), "{e}");
@@ -94,7 +96,10 @@ fn malformed_trace_names_the_trace_file_and_line() {
 
 #[test]
 fn missing_trace_file() {
-    let text = BASE.replace("rate = \"1Gbps\"", "kind = \"radio\"\nchannel = { kind = \"trace\", file = \"traces/nope.csv\" }");
+    let text = BASE.replace(
+        "rate = \"1Gbps\"",
+        "kind = \"radio\"\nchannel = { kind = \"trace\", file = \"traces/nope.csv\" }",
+    );
     let e = check(&text);
     assert_eq!(e.field, "link[0].channel.file");
 }
@@ -108,6 +113,7 @@ fn bad_tcp_parameter() {
 
 #[test]
 fn missing_scenario_file() {
-    let err = validate(&ScenarioSource::File("does/not/exist.toml".into()), &RunOptions::default()).unwrap_err();
+    let err =
+        validate(&ScenarioSource::File("does/not/exist.toml".into()), &RunOptions::default()).unwrap_err();
     assert_eq!(err.to_string(), "does/not/exist.toml: cannot read the scenario: no such file");
 }

@@ -12,23 +12,33 @@ use common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
-fn scenario(
+/// One random path and connection.
+#[derive(Debug)]
+struct Case {
     size: u64,
     loss: f64,
     reorder: f64,
     reorder_ms: u64,
     duplicate: f64,
-    cc: &str,
+    newreno: bool,
     sack: bool,
     delayed_ack: bool,
     download: bool,
-) -> String {
-    let app = if download {
+}
+
+fn scenario(c: &Case) -> String {
+    let size = c.size;
+    let app = if c.download {
         format!(r#"{{ kind = "download", size = "{size}B" }}"#)
     } else {
         format!(r#"{{ kind = "bulk", size = "{size}B" }}"#)
     };
-    let impair = format!("{{ loss = {loss}, reorder = {reorder}, reorder_delay = \"{reorder_ms}ms\", duplicate = {duplicate} }}");
+    let impair = format!(
+        "{{ loss = {}, reorder = {}, reorder_delay = \"{}ms\", duplicate = {} }}",
+        c.loss, c.reorder, c.reorder_ms, c.duplicate
+    );
+    let cc = if c.newreno { "newreno" } else { "cubic" };
+    let (sack, delayed_ack) = (c.sack, c.delayed_ack);
     format!(
         r#"
 [simulation]
@@ -74,8 +84,8 @@ proptest! {
         download in any::<bool>(),
         seed in 0u64..1000,
     ) {
-        let cc = if newreno { "newreno" } else { "cubic" };
-        let text = scenario(size, loss, reorder, reorder_ms, duplicate, cc, sack, delayed_ack, download);
+        let case = Case { size, loss, reorder, reorder_ms, duplicate, newreno, sack, delayed_ack, download };
+        let text = scenario(&case);
         let out = run_toml_with(&text, &[("simulation.seed", &seed.to_string())]);
         let f = flow(&out);
         let delivered = f["bytes_delivered"].as_u64().unwrap();

@@ -143,7 +143,11 @@ fn cubic_collapses_under_blockage_but_not_on_the_mean_capacity() {
     let mean_capacity = f64_of(&link["mean_capacity_bps"]);
     assert!((mean_capacity - 0.5e9).abs() < 1e6, "mean capacity {mean_capacity}");
     let goodput = f64_of(&flow(&blocked)["goodput_bps"]);
-    assert!(goodput < 0.8 * 0.5e9, "goodput {:.1} Mbit/s is not below 80 % of the mean capacity", goodput / 1e6);
+    assert!(
+        goodput < 0.8 * 0.5e9,
+        "goodput {:.1} Mbit/s is not below 80 % of the mean capacity",
+        goodput / 1e6
+    );
     let rtos = flow(&blocked)["rto_count"].as_u64().unwrap();
     assert!(rtos >= 1, "no retransmission timeout during 1 s outages");
 

@@ -12,21 +12,10 @@
 //! buffer is full it blocks and does not build up credit: it resumes at its rate once space
 //! frees, as a blocking `write()` paced by the application would.
 
-use crate::sim::{Duration, Rng, SimTime};
+use crate::sim::{Duration, DurationDistribution, Rng, SimTime};
 use crate::transport::tcp::Opener;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
-
-/// Distribution of on/off period lengths.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Durations {
-    /// Every period has exactly the stated length.
-    #[default]
-    Fixed,
-    /// Period lengths are exponential with the stated mean.
-    Exponential,
-}
 
 /// `[flow.app]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,7 +41,7 @@ pub enum AppConfig {
         /// Sending rate during a burst.
         rate: Rate,
         #[serde(default)]
-        distribution: Durations,
+        distribution: DurationDistribution,
     },
 }
 
@@ -158,7 +147,7 @@ struct OnOffState {
     period_end: SimTime,
     on_len: Duration,
     off_len: Duration,
-    distribution: Durations,
+    distribution: DurationDistribution,
 }
 
 /// What the application did when asked to write.
@@ -178,7 +167,13 @@ impl App {
             AppConfig::Bulk { rate_limit: None, .. } | AppConfig::Download { .. } => (None, None),
             AppConfig::Onoff { on, off, rate, distribution } => (
                 Some(Pacer::new(chunk, rate.0, start)),
-                Some(OnOffState { on: false, period_end: start, on_len: on.0, off_len: off.0, distribution: *distribution }),
+                Some(OnOffState {
+                    on: false,
+                    period_end: start,
+                    on_len: on.0,
+                    off_len: off.0,
+                    distribution: *distribution,
+                }),
             ),
         };
         App { chunk, total: config.total(), written: 0, pacer, onoff, rng }
@@ -197,13 +192,6 @@ impl App {
         self.total.map_or(u64::MAX, |t| t - self.written)
     }
 
-    fn period(&mut self, mean: Duration, distribution: Durations) -> Duration {
-        match distribution {
-            Durations::Fixed => mean,
-            Durations::Exponential => Duration::from_secs_f64(self.rng.exponential(mean.as_secs_f64())).max(Duration(1)),
-        }
-    }
-
     /// Advances on/off periods up to `now`.
     fn advance_periods(&mut self, now: SimTime) {
         while let Some(state) = self.onoff.as_ref() {
@@ -213,7 +201,7 @@ impl App {
             let (on, end, on_len, off_len, distribution) =
                 (state.on, state.period_end, state.on_len, state.off_len, state.distribution);
             let next_on = !on;
-            let len = self.period(if next_on { on_len } else { off_len }, distribution);
+            let len = distribution.draw(if next_on { on_len } else { off_len }, &mut self.rng);
             let state = self.onoff.as_mut().expect("checked above");
             state.on = next_on;
             state.period_end = end + len;
@@ -311,7 +299,10 @@ mod tests {
         assert_eq!(app.write(t1, 0), Write { bytes: 0, wake: None });
         // Space frees 10 ms later: one chunk, next due 1 ms after that — not ten chunks.
         let t2 = SimTime::ZERO + Duration::from_millis(11);
-        assert_eq!(app.write(t2, 10_000), Write { bytes: 1000, wake: Some(SimTime::ZERO + Duration::from_millis(12)) });
+        assert_eq!(
+            app.write(t2, 10_000),
+            Write { bytes: 1000, wake: Some(SimTime::ZERO + Duration::from_millis(12)) }
+        );
         assert_eq!(app.write(t2, 10_000).bytes, 0);
     }
 
@@ -332,7 +323,7 @@ mod tests {
             on: Time(Duration::from_millis(10)),
             off: Time(Duration::from_millis(30)),
             rate: Rate(8_000_000),
-            distribution: Durations::Fixed,
+            distribution: DurationDistribution::Fixed,
         };
         let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng());
         // 1 chunk per ms during 10 ms of every 40 ms: over 400 ms, 10 bursts of 10 chunks.
@@ -346,7 +337,7 @@ mod tests {
             on: Time(Duration::from_millis(10)),
             off: Time(Duration::from_millis(30)),
             rate: Rate(8_000_000),
-            distribution: Durations::Exponential,
+            distribution: DurationDistribution::Exponential,
         };
         let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng());
         let (written, _) = run(&mut app, SimTime::ZERO + Duration::from_secs(200), u64::MAX);
@@ -360,7 +351,12 @@ mod tests {
 
     #[test]
     fn validation_names_the_field() {
-        let bad = AppConfig::Onoff { on: Time(Duration::ZERO), off: Time(Duration::from_secs(1)), rate: Rate(1), distribution: Durations::Fixed };
+        let bad = AppConfig::Onoff {
+            on: Time(Duration::ZERO),
+            off: Time(Duration::from_secs(1)),
+            rate: Rate(1),
+            distribution: DurationDistribution::Fixed,
+        };
         assert_eq!(bad.validate().unwrap_err().0, "on");
         assert_eq!(AppConfig::Download { size: Bytes(0) }.validate().unwrap_err().0, "size");
     }

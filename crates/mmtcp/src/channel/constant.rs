@@ -23,18 +23,13 @@ pub struct ConstantChannel {
 
 impl ConstantChannel {
     pub fn new(config: &ConstantConfig) -> ConstantChannel {
-        ConstantChannel {
-            rate_bps: config.rate.0,
-        }
+        ConstantChannel { rate_bps: config.rate.0 }
     }
 }
 
 impl ChannelProcess for ConstantChannel {
     fn step(&mut self, _now: SimTime, _rng: &mut Rng) -> ChannelStep {
-        ChannelStep {
-            rate_bps: self.rate_bps,
-            next_change: None,
-        }
+        ChannelStep { rate_bps: self.rate_bps, next_change: None }
     }
 }
 
@@ -44,20 +39,9 @@ mod tests {
 
     #[test]
     fn test_constant_one_step_forever() {
-        let mut channel = ConstantChannel::new(&ConstantConfig {
-            rate: Rate(2_500_000),
-        });
+        let mut channel = ConstantChannel::new(&ConstantConfig { rate: Rate(2_500_000) });
         let mut rng = Rng::for_component(1, "c");
         let steps = super::super::drive(&mut channel, &mut rng, 10);
-        assert_eq!(
-            steps,
-            vec![(
-                SimTime::ZERO,
-                ChannelStep {
-                    rate_bps: 2_500_000,
-                    next_change: None
-                }
-            )]
-        );
+        assert_eq!(steps, vec![(SimTime::ZERO, ChannelStep { rate_bps: 2_500_000, next_change: None })]);
     }
 }

@@ -18,7 +18,7 @@ mod slotted;
 mod trace;
 
 pub use constant::{ConstantChannel, ConstantConfig};
-pub use onoff::{DurationDistribution, OnOffChannel, OnOffConfig, Visibility};
+pub use onoff::{OnOffChannel, OnOffConfig, Visibility};
 pub use slotted::{SlottedChannel, SlottedConfig};
 pub use trace::{TraceChannel, TraceConfig, TraceFormat};
 
@@ -124,11 +124,7 @@ impl ChannelProcess for AnyChannel {
 /// Drives `channel` as the radio link does (at zero, then at each announced change) and returns
 /// the steps, stopping after `max_steps` or at a step that never changes again.
 #[cfg(test)]
-fn drive(
-    channel: &mut impl ChannelProcess,
-    rng: &mut Rng,
-    max_steps: usize,
-) -> Vec<(SimTime, ChannelStep)> {
+fn drive(channel: &mut impl ChannelProcess, rng: &mut Rng, max_steps: usize) -> Vec<(SimTime, ChannelStep)> {
     let mut steps = Vec::new();
     let mut now = SimTime::ZERO;
     while steps.len() < max_steps {
@@ -165,16 +161,13 @@ mod tests {
 
     #[test]
     fn each_kind_parses_with_its_defaults() {
+        use crate::sim::DurationDistribution;
         let c = parse("kind = \"constant\"\nrate = \"1Gbps\"").unwrap();
-        assert_eq!(
-            c,
-            ChannelConfig::Constant(ConstantConfig {
-                rate: Rate(1_000_000_000)
-            })
-        );
+        assert_eq!(c, ChannelConfig::Constant(ConstantConfig { rate: Rate(1_000_000_000) }));
 
-        let c = parse("kind = \"onoff\"\nlos_rate = \"1Gbps\"\nlos_duration = \"1s\"\nnlos_duration = \"500ms\"")
-            .unwrap();
+        let c =
+            parse("kind = \"onoff\"\nlos_rate = \"1Gbps\"\nlos_duration = \"1s\"\nnlos_duration = \"500ms\"")
+                .unwrap();
         assert_eq!(
             c,
             ChannelConfig::OnOff(OnOffConfig {
@@ -187,10 +180,8 @@ mod tests {
             })
         );
 
-        let c = parse(
-            "kind = \"slotted\"\nslot = \"100ms\"\nlos_rate = \"1Gbps\"\nnlos_probability = 0.5",
-        )
-        .unwrap();
+        let c = parse("kind = \"slotted\"\nslot = \"100ms\"\nlos_rate = \"1Gbps\"\nnlos_probability = 0.5")
+            .unwrap();
         assert_eq!(
             c,
             ChannelConfig::Slotted(SlottedConfig {
@@ -233,23 +224,16 @@ mod tests {
             let resolved = toml::to_string(&config).unwrap();
             assert_eq!(parse(&resolved).unwrap(), config, "{resolved}");
         }
-        let onoff = parse(
-            "kind = \"onoff\"\nlos_rate = \"1Gbps\"\nlos_duration = \"1s\"\nnlos_duration = \"1s\"",
-        );
+        let onoff =
+            parse("kind = \"onoff\"\nlos_rate = \"1Gbps\"\nlos_duration = \"1s\"\nnlos_duration = \"1s\"");
         let resolved = toml::to_string(&onoff.unwrap()).unwrap();
-        for line in [
-            "kind = \"onoff\"",
-            "nlos_rate = \"0bps\"",
-            "distribution = \"fixed\"",
-            "start = \"los\"",
-        ] {
+        for line in
+            ["kind = \"onoff\"", "nlos_rate = \"0bps\"", "distribution = \"fixed\"", "start = \"los\""]
+        {
             assert!(resolved.contains(line), "{line} missing from {resolved}");
         }
         let trace = toml::to_string(&parse("kind = \"trace\"\nfile = \"a.up\"").unwrap()).unwrap();
-        assert!(
-            trace.contains("format = \"mahimahi\"") && trace.contains("repeat = true"),
-            "{trace}"
-        );
+        assert!(trace.contains("format = \"mahimahi\"") && trace.contains("repeat = true"), "{trace}");
     }
 
     #[test]
@@ -275,18 +259,11 @@ mod tests {
         let mut channel = AnyChannel::build(&config, &ctx()).unwrap();
         let mut rng = Rng::for_component(1, "c");
         let step = channel.step(SimTime::ZERO, &mut rng);
-        assert_eq!(
-            step,
-            ChannelStep {
-                rate_bps: 1_000_000_000,
-                next_change: None
-            }
-        );
+        assert_eq!(step, ChannelStep { rate_bps: 1_000_000_000, next_change: None });
 
-        let config = parse(
-            "kind = \"onoff\"\nlos_rate = \"1Gbps\"\nlos_duration = \"1s\"\nnlos_duration = \"2s\"",
-        )
-        .unwrap();
+        let config =
+            parse("kind = \"onoff\"\nlos_rate = \"1Gbps\"\nlos_duration = \"1s\"\nnlos_duration = \"2s\"")
+                .unwrap();
         let mut channel = AnyChannel::build(&config, &ctx()).unwrap();
         let steps = drive(&mut channel, &mut rng, 3);
         assert_eq!(steps[2].0, SimTime::ZERO + Duration::from_secs(3));
@@ -294,19 +271,15 @@ mod tests {
 
     #[test]
     fn validation_errors_name_the_scenario_and_the_field() {
-        let config = parse(
-            "kind = \"onoff\"\nlos_rate = \"1Gbps\"\nlos_duration = \"0s\"\nnlos_duration = \"1s\"",
-        )
-        .unwrap();
+        let config =
+            parse("kind = \"onoff\"\nlos_rate = \"1Gbps\"\nlos_duration = \"0s\"\nnlos_duration = \"1s\"")
+                .unwrap();
         let err = AnyChannel::build(&config, &ctx()).unwrap_err();
         assert_eq!(
             (err.file.as_str(), err.field.as_str()),
             ("scenarios/x.toml", "link[1].channel.los_duration")
         );
         let top = ChannelContext { field: "", ..ctx() };
-        assert_eq!(
-            AnyChannel::build(&config, &top).unwrap_err().field,
-            "los_duration"
-        );
+        assert_eq!(AnyChannel::build(&config, &top).unwrap_err().field, "los_duration");
     }
 }

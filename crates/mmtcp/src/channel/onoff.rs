@@ -19,7 +19,7 @@
 
 use super::{ChannelContext, ChannelProcess, ChannelStep};
 use crate::error::InputError;
-use crate::sim::{Duration, Rng, SimTime};
+use crate::sim::{Duration, DurationDistribution, Rng, SimTime};
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -39,17 +39,6 @@ impl Visibility {
             Visibility::Nlos => Visibility::Los,
         }
     }
-}
-
-/// How long each LOS or NLOS sojourn lasts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DurationDistribution {
-    /// Exactly the configured duration.
-    #[default]
-    Fixed,
-    /// Exponential with the configured duration as its mean.
-    Exponential,
 }
 
 /// `{ kind = "onoff", los_rate = "1Gbps", los_duration = "1s", nlos_duration = "1s" }`.
@@ -86,10 +75,9 @@ pub struct OnOffChannel {
 
 impl OnOffChannel {
     pub fn new(config: &OnOffConfig, ctx: &ChannelContext) -> Result<OnOffChannel, InputError> {
-        for (name, duration) in [
-            ("los_duration", config.los_duration),
-            ("nlos_duration", config.nlos_duration),
-        ] {
+        for (name, duration) in
+            [("los_duration", config.los_duration), ("nlos_duration", config.nlos_duration)]
+        {
             if duration.0 == Duration::ZERO {
                 return Err(ctx.error(name, "must be a time greater than zero, e.g. \"1s\""));
             }
@@ -113,24 +101,11 @@ impl ChannelProcess for OnOffChannel {
         };
         if self.los_rate_bps == self.nlos_rate_bps {
             // Blockage that changes nothing: a constant channel.
-            return ChannelStep {
-                rate_bps,
-                next_change: None,
-            };
+            return ChannelStep { rate_bps, next_change: None };
         }
-        let sojourn = match self.distribution {
-            DurationDistribution::Fixed => mean,
-            // At least 1 ps, so that the next change is strictly after `now`.
-            DurationDistribution::Exponential => {
-                Duration::from_secs_f64(rng.exponential(mean.as_secs_f64()))
-                    .max(Duration::from_picos(1))
-            }
-        };
+        let sojourn = self.distribution.draw(mean, rng);
         self.state = self.state.other();
-        ChannelStep {
-            rate_bps,
-            next_change: Some(now + sojourn),
-        }
+        ChannelStep { rate_bps, next_change: Some(now + sojourn) }
     }
 }
 
@@ -154,11 +129,7 @@ mod tests {
     }
 
     fn ctx() -> ChannelContext<'static> {
-        ChannelContext {
-            scenario_file: "s.toml",
-            field: "link[0].channel",
-            base_dir: Path::new("."),
-        }
+        ChannelContext { scenario_file: "s.toml", field: "link[0].channel", base_dir: Path::new(".") }
     }
 
     fn at(ms: u64) -> SimTime {
@@ -167,16 +138,10 @@ mod tests {
 
     #[test]
     fn test_fixed_alternates_at_exact_times() {
-        let mut channel = OnOffChannel::new(
-            &config(DurationDistribution::Fixed, Visibility::Los),
-            &ctx(),
-        )
-        .unwrap();
+        let mut channel =
+            OnOffChannel::new(&config(DurationDistribution::Fixed, Visibility::Los), &ctx()).unwrap();
         let steps = drive(&mut channel, &mut Rng::for_component(1, "c"), 5);
-        let expect = |rate_bps, next_ms| ChannelStep {
-            rate_bps,
-            next_change: Some(at(next_ms)),
-        };
+        let expect = |rate_bps, next_ms| ChannelStep { rate_bps, next_change: Some(at(next_ms)) };
         assert_eq!(
             steps,
             vec![
@@ -191,37 +156,18 @@ mod tests {
 
     #[test]
     fn test_start_nlos() {
-        let mut channel = OnOffChannel::new(
-            &config(DurationDistribution::Fixed, Visibility::Nlos),
-            &ctx(),
-        )
-        .unwrap();
+        let mut channel =
+            OnOffChannel::new(&config(DurationDistribution::Fixed, Visibility::Nlos), &ctx()).unwrap();
         let steps = drive(&mut channel, &mut Rng::for_component(1, "c"), 2);
-        assert_eq!(
-            steps[0].1,
-            ChannelStep {
-                rate_bps: GBPS / 10,
-                next_change: Some(at(300))
-            }
-        );
-        assert_eq!(
-            steps[1].1,
-            ChannelStep {
-                rate_bps: GBPS,
-                next_change: Some(at(1300))
-            }
-        );
+        assert_eq!(steps[0].1, ChannelStep { rate_bps: GBPS / 10, next_change: Some(at(300)) });
+        assert_eq!(steps[1].1, ChannelStep { rate_bps: GBPS, next_change: Some(at(1300)) });
     }
 
     #[test]
     fn test_exponential_mean_durations() {
         let cfg = config(DurationDistribution::Exponential, Visibility::Los);
         let mut channel = OnOffChannel::new(&cfg, &ctx()).unwrap();
-        let steps = drive(
-            &mut channel,
-            &mut Rng::for_component(7, "link/x/channel"),
-            80_000,
-        );
+        let steps = drive(&mut channel, &mut Rng::for_component(7, "link/x/channel"), 80_000);
         let (mut los, mut nlos) = (Vec::new(), Vec::new());
         for (now, step) in &steps {
             let sojourn = (step.next_change.unwrap() - *now).as_secs_f64();
@@ -232,17 +178,9 @@ mod tests {
             }
         }
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        assert_eq!(
-            (los.len(), nlos.len()),
-            (40_000, 40_000),
-            "states must alternate"
-        );
+        assert_eq!((los.len(), nlos.len()), (40_000, 40_000), "states must alternate");
         assert!((mean(&los) - 1.0).abs() < 0.02, "LOS mean {}", mean(&los));
-        assert!(
-            (mean(&nlos) - 0.3).abs() < 0.006,
-            "NLOS mean {}",
-            mean(&nlos)
-        );
+        assert!((mean(&nlos) - 0.3).abs() < 0.006, "NLOS mean {}", mean(&nlos));
         // Exponential, not fixed: the coefficient of variation is 1.
         let sd = (los.iter().map(|x| (x - 1.0) * (x - 1.0)).sum::<f64>() / los.len() as f64).sqrt();
         assert!((sd - 1.0).abs() < 0.03, "LOS standard deviation {sd}");
@@ -253,11 +191,7 @@ mod tests {
         let cfg = config(DurationDistribution::Exponential, Visibility::Los);
         let run = |seed| {
             let mut channel = OnOffChannel::new(&cfg, &ctx()).unwrap();
-            drive(
-                &mut channel,
-                &mut Rng::for_component(seed, "link/x/channel"),
-                100,
-            )
+            drive(&mut channel, &mut Rng::for_component(seed, "link/x/channel"), 100)
         };
         assert_eq!(run(3), run(3));
         assert_ne!(run(3), run(4));
@@ -269,16 +203,7 @@ mod tests {
         cfg.nlos_rate = cfg.los_rate;
         let mut channel = OnOffChannel::new(&cfg, &ctx()).unwrap();
         let steps = drive(&mut channel, &mut Rng::for_component(1, "c"), 10);
-        assert_eq!(
-            steps,
-            vec![(
-                at(0),
-                ChannelStep {
-                    rate_bps: GBPS,
-                    next_change: None
-                }
-            )]
-        );
+        assert_eq!(steps, vec![(at(0), ChannelStep { rate_bps: GBPS, next_change: None })]);
     }
 
     #[test]
@@ -290,9 +215,6 @@ mod tests {
         assert_eq!(err.field, "link[0].channel.nlos_duration");
         assert!(err.message.contains("greater than zero"), "{}", err.message);
         cfg.los_duration = Time(Duration::ZERO);
-        assert_eq!(
-            OnOffChannel::new(&cfg, &ctx()).unwrap_err().field,
-            "link[0].channel.los_duration"
-        );
+        assert_eq!(OnOffChannel::new(&cfg, &ctx()).unwrap_err().field, "link[0].channel.los_duration");
     }
 }

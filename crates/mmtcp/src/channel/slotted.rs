@@ -55,10 +55,7 @@ impl SlottedChannel {
         }
         let p = config.nlos_probability;
         if !(0.0..=1.0).contains(&p) {
-            return Err(ctx.error(
-                "nlos_probability",
-                format!("{p} is not a probability; must be in [0, 1]"),
-            ));
+            return Err(ctx.error("nlos_probability", format!("{p} is not a probability; must be in [0, 1]")));
         }
         Ok(SlottedChannel {
             slot: config.slot.0,
@@ -88,24 +85,14 @@ impl ChannelProcess for SlottedChannel {
     fn step(&mut self, now: SimTime, rng: &mut Rng) -> ChannelStep {
         let p = self.nlos_probability;
         let nlos = *self.nlos.get_or_insert_with(|| rng.bernoulli(p));
-        let rate_bps = if nlos {
-            self.nlos_rate_bps
-        } else {
-            self.los_rate_bps
-        };
+        let rate_bps = if nlos { self.nlos_rate_bps } else { self.los_rate_bps };
         if self.los_rate_bps == self.nlos_rate_bps {
-            return ChannelStep {
-                rate_bps,
-                next_change: None,
-            };
+            return ChannelStep { rate_bps, next_change: None };
         }
         let leave = if nlos { 1.0 - p } else { p };
         let next_change = run_length(leave, rng).map(|n| now + self.slot.saturating_mul(n));
         self.nlos = Some(!nlos);
-        ChannelStep {
-            rate_bps,
-            next_change,
-        }
+        ChannelStep { rate_bps, next_change }
     }
 }
 
@@ -127,11 +114,7 @@ mod tests {
     }
 
     fn ctx() -> ChannelContext<'static> {
-        ChannelContext {
-            scenario_file: "s.toml",
-            field: "link[2].channel",
-            base_dir: Path::new("."),
-        }
+        ChannelContext { scenario_file: "s.toml", field: "link[2].channel", base_dir: Path::new(".") }
     }
 
     /// Fraction of time NLOS and mean run lengths in slots (LOS, NLOS) over the first `slots`.
@@ -144,18 +127,10 @@ mod tests {
         let mut previous_rate = None;
         while now.0 < slots * slot {
             let step = channel.step(now, &mut rng);
-            assert_ne!(
-                previous_rate,
-                Some(step.rate_bps),
-                "a step without a change at {now}"
-            );
+            assert_ne!(previous_rate, Some(step.rate_bps), "a step without a change at {now}");
             previous_rate = Some(step.rate_bps);
             let next = step.next_change.unwrap();
-            assert_eq!(
-                next.0 % slot,
-                0,
-                "change at {next} is not on a slot boundary"
-            );
+            assert_eq!(next.0 % slot, 0, "change at {next} is not on a slot boundary");
             let run = (next - now).as_picos() / slot;
             if step.rate_bps == GBPS / 10 {
                 nlos_slots += run.min(slots - now.0 / slot);
@@ -166,28 +141,18 @@ mod tests {
             now = next;
         }
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        (
-            nlos_slots as f64 / slots as f64,
-            mean(&los_runs),
-            mean(&nlos_runs),
-        )
+        (nlos_slots as f64 / slots as f64, mean(&los_runs), mean(&nlos_runs))
     }
 
     #[test]
     fn test_fraction_nlos_and_run_lengths() {
         let (fraction, los_run, nlos_run) = statistics(0.5, 1, 200_000);
         assert!((fraction - 0.5).abs() < 0.01, "fraction NLOS {fraction}");
-        assert!(
-            (los_run - 2.0).abs() < 0.05 && (nlos_run - 2.0).abs() < 0.05,
-            "{los_run} {nlos_run}"
-        );
+        assert!((los_run - 2.0).abs() < 0.05 && (nlos_run - 2.0).abs() < 0.05, "{los_run} {nlos_run}");
         let (fraction, los_run, nlos_run) = statistics(0.1, 2, 200_000);
         assert!((fraction - 0.1).abs() < 0.01, "fraction NLOS {fraction}");
         assert!((los_run - 10.0).abs() < 0.3, "mean LOS run {los_run} slots");
-        assert!(
-            (nlos_run - 1.0 / 0.9).abs() < 0.03,
-            "mean NLOS run {nlos_run} slots"
-        );
+        assert!((nlos_run - 1.0 / 0.9).abs() < 0.03, "mean NLOS run {nlos_run} slots");
     }
 
     #[test]
@@ -195,16 +160,7 @@ mod tests {
         for (p, rate_bps) in [(0.0, GBPS), (1.0, GBPS / 10)] {
             let mut channel = SlottedChannel::new(&config(p), &ctx()).unwrap();
             let steps = drive(&mut channel, &mut Rng::for_component(1, "c"), 10);
-            assert_eq!(
-                steps,
-                vec![(
-                    SimTime::ZERO,
-                    ChannelStep {
-                        rate_bps,
-                        next_change: None
-                    }
-                )]
-            );
+            assert_eq!(steps, vec![(SimTime::ZERO, ChannelStep { rate_bps, next_change: None })]);
         }
     }
 
@@ -212,11 +168,7 @@ mod tests {
     fn test_deterministic_per_seed() {
         let run = |seed| {
             let mut channel = SlottedChannel::new(&config(0.5), &ctx()).unwrap();
-            drive(
-                &mut channel,
-                &mut Rng::for_component(seed, "link/x/channel"),
-                200,
-            )
+            drive(&mut channel, &mut Rng::for_component(seed, "link/x/channel"), 200)
         };
         assert_eq!(run(9), run(9));
         assert_ne!(run(9), run(10));
@@ -227,10 +179,7 @@ mod tests {
         let mut cfg = config(0.5);
         cfg.slot = Time(Duration::ZERO);
         let err = SlottedChannel::new(&cfg, &ctx()).unwrap_err();
-        assert_eq!(
-            (err.file.as_str(), err.field.as_str()),
-            ("s.toml", "link[2].channel.slot")
-        );
+        assert_eq!((err.file.as_str(), err.field.as_str()), ("s.toml", "link[2].channel.slot"));
         for p in [-0.1, 1.5, f64::NAN] {
             let err = SlottedChannel::new(&config(p), &ctx()).unwrap_err();
             assert_eq!(err.field, "link[2].channel.nlos_probability");

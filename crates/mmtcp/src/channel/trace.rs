@@ -85,11 +85,7 @@ impl From<RawTraceConfig> for TraceConfig {
     fn from(raw: RawTraceConfig) -> TraceConfig {
         let format = raw.format.unwrap_or_else(|| TraceFormat::infer(&raw.file));
         let repeat = raw.repeat.unwrap_or(format == TraceFormat::Mahimahi);
-        TraceConfig {
-            file: raw.file,
-            format,
-            repeat,
-        }
+        TraceConfig { file: raw.file, format, repeat }
     }
 }
 
@@ -134,11 +130,7 @@ struct TraceErrors<'a> {
 
 impl TraceErrors<'_> {
     fn at_line(&self, line: usize, message: impl std::fmt::Display) -> InputError {
-        InputError::new(
-            self.file,
-            format!("line {line}"),
-            format!("{message} ({})", self.origin),
-        )
+        InputError::new(self.file, format!("line {line}"), format!("{message} ({})", self.origin))
     }
 
     fn whole_file(&self, message: impl std::fmt::Display) -> InputError {
@@ -179,13 +171,7 @@ fn parse_number_or_quantity<Q>(
 }
 
 fn parse_time(text: &str) -> Result<Duration, String> {
-    parse_number_or_quantity(
-        text,
-        "a time",
-        "s",
-        |t| Time::parse(t).map(|t| t.0),
-        Duration::from_secs_f64,
-    )
+    parse_number_or_quantity(text, "a time", "s", |t| Time::parse(t).map(|t| t.0), Duration::from_secs_f64)
 }
 
 fn parse_rate(text: &str) -> Result<u64, String> {
@@ -212,10 +198,9 @@ fn parse_csv(
             continue; // header
         }
         let [time, rate] = fields[..] else {
-            return Err(errors.at_line(
-                line,
-                format!("expected two fields `time,rate`, found {}", fields.len()),
-            ));
+            return Err(
+                errors.at_line(line, format!("expected two fields `time,rate`, found {}", fields.len()))
+            );
         };
         let time = parse_time(time).map_err(|m| errors.at_line(line, m))?;
         let rate = parse_rate(rate).map_err(|m| errors.at_line(line, m))?;
@@ -243,9 +228,7 @@ fn parse_csv(
         }
     }
     if rows.is_empty() {
-        return Err(
-            errors.whole_file("the trace has no rows; expected lines `time,rate`, e.g. `0,1Gbps`")
-        );
+        return Err(errors.whole_file("the trace has no rows; expected lines `time,rate`, e.g. `0,1Gbps`"));
     }
     let period = if repeat {
         let (line, period, last_rate) = rows.pop().expect("rows is not empty");
@@ -278,42 +261,25 @@ fn parse_csv(
 }
 
 /// Steps and period of a mahimahi trace, binned per millisecond (see the module header).
-fn parse_mahimahi(
-    text: &str,
-    errors: &TraceErrors,
-) -> Result<(Vec<TraceStep>, Duration), InputError> {
+fn parse_mahimahi(text: &str, errors: &TraceErrors) -> Result<(Vec<TraceStep>, Duration), InputError> {
     let mut steps = Vec::new();
     let mut filled_ms = 0; // milliseconds [0, filled_ms) have their steps
     let mut flush = |steps: &mut Vec<TraceStep>, bin_ms: u64, opportunities: u64| {
         if bin_ms > filled_ms {
             push_step(steps, Duration::from_millis(filled_ms), 0);
         }
-        push_step(
-            steps,
-            Duration::from_millis(bin_ms),
-            opportunities * OPPORTUNITY_BITS * 1000,
-        );
+        push_step(steps, Duration::from_millis(bin_ms), opportunities * OPPORTUNITY_BITS * 1000);
         filled_ms = bin_ms + 1;
     };
     let mut bin: Option<(u64, u64)> = None; // (millisecond index, opportunities in it)
     let mut last: Option<(usize, u64)> = None; // (line, timestamp in ms)
     for (line, content) in data_lines(text) {
         if !content.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(errors.at_line(
-                line,
-                format!("\"{content}\" is not a whole number of milliseconds"),
-            ));
+            return Err(errors.at_line(line, format!("\"{content}\" is not a whole number of milliseconds")));
         }
-        let ms = content
-            .parse::<u64>()
-            .ok()
-            .filter(|ms| ms.checked_mul(PS_PER_MS).is_some())
-            .ok_or_else(|| {
-                errors.at_line(
-                    line,
-                    format!("timestamp {content} ms is beyond the simulator's range"),
-                )
-            })?;
+        let ms = content.parse::<u64>().ok().filter(|ms| ms.checked_mul(PS_PER_MS).is_some()).ok_or_else(
+            || errors.at_line(line, format!("timestamp {content} ms is beyond the simulator's range")),
+        )?;
         if let Some((_, previous)) = last {
             if ms < previous {
                 return Err(errors.at_line(
@@ -334,15 +300,14 @@ fn parse_mahimahi(
         };
     }
     let (Some((line, period_ms)), Some((b, n))) = (last, bin) else {
-        return Err(errors.whole_file(
-            "the trace has no timestamps; expected one millisecond timestamp per line",
-        ));
+        return Err(
+            errors.whole_file("the trace has no timestamps; expected one millisecond timestamp per line")
+        );
     };
     if period_ms == 0 {
-        return Err(errors.at_line(
-            line,
-            "the last timestamp is the trace's period and must be greater than 0",
-        ));
+        return Err(
+            errors.at_line(line, "the last timestamp is the trace's period and must be greater than 0")
+        );
     }
     flush(&mut steps, b, n);
     Ok((steps, Duration::from_millis(period_ms)))
@@ -367,22 +332,13 @@ impl TraceChannel {
         };
         // A single rate never changes, repeated or not.
         let period = period.filter(|_| steps.len() > 1);
-        Ok(TraceChannel {
-            steps,
-            period,
-            next: 0,
-            cycle_start: SimTime::ZERO,
-        })
+        Ok(TraceChannel { steps, period, next: 0, cycle_start: SimTime::ZERO })
     }
 }
 
 impl ChannelProcess for TraceChannel {
     fn step(&mut self, now: SimTime, _rng: &mut Rng) -> ChannelStep {
-        debug_assert_eq!(
-            now,
-            self.cycle_start + self.steps[self.next].at,
-            "trace stepped off its schedule"
-        );
+        debug_assert_eq!(now, self.cycle_start + self.steps[self.next].at, "trace stepped off its schedule");
         let rate_bps = self.steps[self.next].rate_bps;
         // Neighbouring steps differ, so this finds a change within one repetition; only the wrap
         // from the last step to the first can repeat a rate.
@@ -393,17 +349,11 @@ impl ChannelProcess for TraceChannel {
                 self.next = 0;
                 self.cycle_start += period;
             } else {
-                return ChannelStep {
-                    rate_bps,
-                    next_change: None,
-                };
+                return ChannelStep { rate_bps, next_change: None };
             }
             if self.steps[self.next].rate_bps != rate_bps {
                 let next_change = self.cycle_start + self.steps[self.next].at;
-                return ChannelStep {
-                    rate_bps,
-                    next_change: Some(next_change),
-                };
+                return ChannelStep { rate_bps, next_change: Some(next_change) };
             }
         }
     }
@@ -428,14 +378,7 @@ mod tests {
             field: "link[1].channel",
             base_dir: &base_dir,
         };
-        TraceChannel::load(
-            &TraceConfig {
-                file: file.into(),
-                format,
-                repeat,
-            },
-            &ctx,
-        )
+        TraceChannel::load(&TraceConfig { file: file.into(), format, repeat }, &ctx)
     }
 
     fn at_ms(ms: u64) -> SimTime {
@@ -453,35 +396,13 @@ mod tests {
     #[test]
     fn test_format_and_repeat_defaults() {
         let config = |text: &str| toml::from_str::<TraceConfig>(text).unwrap();
-        let expect = |file: &str, format, repeat| TraceConfig {
-            file: file.into(),
-            format,
-            repeat,
-        };
-        assert_eq!(
-            config("file = \"a/b.down\""),
-            expect("a/b.down", TraceFormat::Mahimahi, true)
-        );
-        assert_eq!(
-            config("file = \"b.up\""),
-            expect("b.up", TraceFormat::Mahimahi, true)
-        );
-        assert_eq!(
-            config("file = \"b.mahimahi\""),
-            expect("b.mahimahi", TraceFormat::Mahimahi, true)
-        );
-        assert_eq!(
-            config("file = \"b.csv\""),
-            expect("b.csv", TraceFormat::Csv, false)
-        );
-        assert_eq!(
-            config("file = \"b.txt\"\nrepeat = true"),
-            expect("b.txt", TraceFormat::Csv, true)
-        );
-        assert_eq!(
-            config("file = \"b.up\"\nformat = \"csv\""),
-            expect("b.up", TraceFormat::Csv, false)
-        );
+        let expect = |file: &str, format, repeat| TraceConfig { file: file.into(), format, repeat };
+        assert_eq!(config("file = \"a/b.down\""), expect("a/b.down", TraceFormat::Mahimahi, true));
+        assert_eq!(config("file = \"b.up\""), expect("b.up", TraceFormat::Mahimahi, true));
+        assert_eq!(config("file = \"b.mahimahi\""), expect("b.mahimahi", TraceFormat::Mahimahi, true));
+        assert_eq!(config("file = \"b.csv\""), expect("b.csv", TraceFormat::Csv, false));
+        assert_eq!(config("file = \"b.txt\"\nrepeat = true"), expect("b.txt", TraceFormat::Csv, true));
+        assert_eq!(config("file = \"b.up\"\nformat = \"csv\""), expect("b.up", TraceFormat::Csv, false));
     }
 
     #[test]
@@ -490,10 +411,7 @@ mod tests {
         // repeated rate that must merge.
         let mut channel = load("steps.csv", TraceFormat::Csv, false).unwrap();
         let steps = drive(&mut channel, &mut Rng::for_component(1, "t"), 10);
-        let step = |rate_bps, next: Option<u64>| ChannelStep {
-            rate_bps,
-            next_change: next.map(at_ms),
-        };
+        let step = |rate_bps, next: Option<u64>| ChannelStep { rate_bps, next_change: next.map(at_ms) };
         assert_eq!(
             steps,
             vec![
@@ -512,31 +430,17 @@ mod tests {
         let mut channel = load("loop.csv", TraceFormat::Csv, true).unwrap();
         assert_eq!(
             steps_ms(&mut channel, 7),
-            vec![
-                (0, 100),
-                (1000, 0),
-                (1500, 200),
-                (2000, 100),
-                (3000, 0),
-                (3500, 200),
-                (4000, 100)
-            ]
+            vec![(0, 100), (1000, 0), (1500, 200), (2000, 100), (3000, 0), (3500, 200), (4000, 100)]
         );
         let mut once = load("loop.csv", TraceFormat::Csv, false).unwrap();
-        assert_eq!(
-            steps_ms(&mut once, 10),
-            vec![(0, 100), (1000, 0), (1500, 200), (2000, 100)]
-        );
+        assert_eq!(steps_ms(&mut once, 10), vec![(0, 100), (1000, 0), (1500, 200), (2000, 100)]);
     }
 
     #[test]
     fn test_csv_repeat_skips_a_wrap_without_change() {
         // wrap.csv: 0 → 100, 1 s → 0, 2 s → 100, period 3 s: the step at 3 s would repeat 100.
         let mut channel = load("wrap.csv", TraceFormat::Csv, true).unwrap();
-        assert_eq!(
-            steps_ms(&mut channel, 5),
-            vec![(0, 100), (1000, 0), (2000, 100), (4000, 0), (5000, 100)]
-        );
+        assert_eq!(steps_ms(&mut channel, 5), vec![(0, 100), (1000, 0), (2000, 100), (4000, 0), (5000, 100)]);
     }
 
     #[test]
@@ -545,22 +449,10 @@ mod tests {
         let mut channel = load("tiny.mahimahi", TraceFormat::Mahimahi, true).unwrap();
         assert_eq!(
             steps_ms(&mut channel, 8),
-            vec![
-                (0, 24),
-                (1, 12),
-                (2, 0),
-                (3, 12),
-                (4, 24),
-                (5, 12),
-                (6, 0),
-                (7, 12)
-            ]
+            vec![(0, 24), (1, 12), (2, 0), (3, 12), (4, 24), (5, 12), (6, 0), (7, 12)]
         );
         let mut once = load("tiny.mahimahi", TraceFormat::Mahimahi, false).unwrap();
-        assert_eq!(
-            steps_ms(&mut once, 8),
-            vec![(0, 24), (1, 12), (2, 0), (3, 12)]
-        );
+        assert_eq!(steps_ms(&mut once, 8), vec![(0, 24), (1, 12), (2, 0), (3, 12)]);
     }
 
     #[test]
@@ -579,10 +471,7 @@ mod tests {
             .sum();
         assert_eq!(bits, 6 * OPPORTUNITY_BITS);
         assert_eq!(
-            steps_ms(
-                &mut load("gaps.mahimahi", TraceFormat::Mahimahi, true).unwrap(),
-                5
-            )[..4],
+            steps_ms(&mut load("gaps.mahimahi", TraceFormat::Mahimahi, true).unwrap(), 5)[..4],
             [(0, 12), (1, 0), (2, 36), (3, 0)]
         );
     }
@@ -605,27 +494,16 @@ mod tests {
         for (file, line, needle) in [
             ("bad_rate.csv", "line 3", "\"fast\" is not a rate"),
             ("negative_rate.csv", "line 2", "-5 is negative"),
-            (
-                "decreasing.csv",
-                "line 4",
-                "time 1s is not after the previous row's 2s",
-            ),
+            ("decreasing.csv", "line 4", "time 1s is not after the previous row's 2s"),
             ("late_start.csv", "line 1", "must be at time 0"),
             ("three_fields.csv", "line 2", "expected two fields"),
-            (
-                "loop_mismatch.csv",
-                "line 3",
-                "must equal the first row's 100Mbps (found 0bps)",
-            ),
+            ("loop_mismatch.csv", "line 3", "must equal the first row's 100Mbps (found 0bps)"),
         ] {
             let repeat = file == "loop_mismatch.csv";
             let (f, field, message) = error_of(file, TraceFormat::Csv, repeat);
             assert_eq!((f.as_str(), field.as_str()), (file, line), "{message}");
             assert!(message.contains(needle), "{file}: {message}");
-            assert!(
-                message.ends_with("(trace of link[1].channel.file in scenarios/x.toml)"),
-                "{message}"
-            );
+            assert!(message.ends_with("(trace of link[1].channel.file in scenarios/x.toml)"), "{message}");
         }
     }
 
@@ -645,16 +523,8 @@ mod tests {
     #[test]
     fn test_malformed_mahimahi_names_trace_file_and_line() {
         for (file, line, needle) in [
-            (
-                "decreasing.mahimahi",
-                "line 3",
-                "timestamp 2 is before the previous one (5)",
-            ),
-            (
-                "fractional.mahimahi",
-                "line 2",
-                "not a whole number of milliseconds",
-            ),
+            ("decreasing.mahimahi", "line 3", "timestamp 2 is before the previous one (5)"),
+            ("fractional.mahimahi", "line 2", "not a whole number of milliseconds"),
             ("zero.mahimahi", "line 2", "must be greater than 0"),
         ] {
             let (f, field, message) = error_of(file, TraceFormat::Mahimahi, true);
@@ -666,10 +536,7 @@ mod tests {
     #[test]
     fn test_missing_file_is_an_error_of_the_scenario_field() {
         let err = load("no_such_trace.csv", TraceFormat::Csv, false).unwrap_err();
-        assert_eq!(
-            (err.file.as_str(), err.field.as_str()),
-            ("scenarios/x.toml", "link[1].channel.file")
-        );
+        assert_eq!((err.file.as_str(), err.field.as_str()), ("scenarios/x.toml", "link[1].channel.file"));
         assert!(
             err.message.contains("cannot read trace") && err.message.contains("no_such_trace.csv"),
             "{}",

@@ -13,7 +13,8 @@ pub struct TimeSeries {
 impl TimeSeries {
     /// `rows` is the expected number of rows (capacity reserved up front).
     pub fn new(names: Vec<String>, rows: usize) -> Self {
-        let columns = names.into_iter().map(|name| Column { name, values: Vec::with_capacity(rows) }).collect();
+        let columns =
+            names.into_iter().map(|name| Column { name, values: Vec::with_capacity(rows) }).collect();
         TimeSeries { columns }
     }
 

@@ -11,6 +11,7 @@
 //! - link utilisation: bits sent ÷ bits the transmitter could have sent (∫ rate dt).
 
 use crate::metrics::LogHistogram;
+use crate::scenario::Scenario;
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::world::{Stop, World};
 use serde_json::{json, Map, Value};
@@ -34,16 +35,24 @@ fn secs(t: SimTime) -> f64 {
     t.as_secs_f64()
 }
 
-/// The per-flow and per-link parts of the summary.
-pub fn flows_and_links(world: &World, end: SimTime) -> (Value, Value) {
+/// The per-flow and per-link parts of the summary. `scenario` is the resolved scenario the world
+/// was built from.
+pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Value, Value) {
     let dir_label = |d: usize| {
         let dir = &world.dirs[d];
-        let link = world.links.iter().find(|l| l.dirs.iter().any(|x| x.0 as usize == d)).expect("every direction belongs to a link");
-        format!("{} {}→{}", link.name, world.node_names[dir.from.0 as usize], world.node_names[dir.to.0 as usize])
+        let link = world
+            .links
+            .iter()
+            .find(|l| l.dirs.iter().any(|x| x.0 as usize == d))
+            .expect("every direction belongs to a link");
+        format!(
+            "{} {}→{}",
+            link.name, world.node_names[dir.from.0 as usize], world.node_names[dir.to.0 as usize]
+        )
     };
 
     let mut flows = Vec::new();
-    for f in &world.flows {
+    for (f, config) in world.flows.iter().zip(&scenario.flows) {
         let rx = &f.receiver.stats;
         let tx = &f.sender.stats;
         let begin = f.start;
@@ -64,13 +73,20 @@ pub fn flows_and_links(world: &World, end: SimTime) -> (Value, Value) {
         by_cause.insert("link_error".into(), json!(errors));
         by_cause.insert("receive_buffer".into(), json!(rx.buffer_drops));
         if rx.buffer_drops > 0 {
-            by_place.insert(format!("{} receive buffer", world.node_names[f.dst.0 as usize]), json!(rx.buffer_drops));
+            by_place.insert(
+                format!("{} receive buffer", world.node_names[f.dst.0 as usize]),
+                json!(rx.buffer_drops),
+            );
         }
-        let delivery_ratio = (rx.segments_arrived > 0).then(|| rx.segments_delivered as f64 / rx.segments_arrived as f64);
+        let delivery_ratio =
+            (rx.segments_arrived > 0).then(|| rx.segments_delivered as f64 / rx.segments_arrived as f64);
         flows.push(json!({
             "name": f.name,
             "from": world.node_names[f.src.0 as usize],
             "to": world.node_names[f.dst.0 as usize],
+            "transport": config.transport.kind,
+            "cc": config.transport.tcp.cc.name(),
+            "app": config.app.name(),
             "start_seconds": secs(f.start),
             "goodput_bps": goodput,
             "bytes_delivered": rx.bytes_delivered,
@@ -105,7 +121,8 @@ pub fn flows_and_links(world: &World, end: SimTime) -> (Value, Value) {
             let bits = st.bytes_sent as f64 * 8.0;
             let capacity = st.capacity_bits();
             let utilisation = if capacity > 0.0 { bits / capacity } else { 0.0 };
-            let mean_capacity = if elapsed_ps > 0.0 { capacity * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
+            let mean_capacity =
+                if elapsed_ps > 0.0 { capacity * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
             let mean_queue = if elapsed_ps > 0.0 { st.queue_byte_ps as f64 / elapsed_ps } else { 0.0 };
             directions.push(json!({
                 "from": world.node_names[dir.from.0 as usize],
@@ -120,18 +137,26 @@ pub fn flows_and_links(world: &World, end: SimTime) -> (Value, Value) {
             }));
         }
         let fwd = &world.dirs[l.dirs[0].0 as usize].stats;
-        let drops: u64 = l.dirs.iter().map(|d| {
-            let st = &world.dirs[d.0 as usize].stats;
-            st.drops_queue + st.drops_error
-        }).sum();
+        let drops: u64 = l
+            .dirs
+            .iter()
+            .map(|d| {
+                let st = &world.dirs[d.0 as usize].stats;
+                st.drops_queue + st.drops_error
+            })
+            .sum();
         let mut link = Map::new();
         link.insert("name".into(), json!(l.name));
         link.insert("kind".into(), json!(if l.radio { "radio" } else { "wired" }));
-        link.insert("between".into(), json!([world.node_names[l.between[0].0 as usize], world.node_names[l.between[1].0 as usize]]));
+        link.insert(
+            "between".into(),
+            json!([world.node_names[l.between[0].0 as usize], world.node_names[l.between[1].0 as usize]]),
+        );
         link.insert("utilisation".into(), directions[0]["utilisation"].clone());
         link.insert("drops".into(), json!(drops));
         if l.radio {
-            let mean = if elapsed_ps > 0.0 { fwd.capacity_bits() * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
+            let mean =
+                if elapsed_ps > 0.0 { fwd.capacity_bits() * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
             link.insert("mean_capacity_bps".into(), json!(mean));
         }
         link.insert("directions".into(), Value::Array(directions));

@@ -148,7 +148,13 @@ impl Direction {
     }
 
     /// A packet of `size` bytes arrives for transmission. Returns it back if the queue is full.
-    pub fn admit(&mut self, q: &mut EventQueue<Event>, now: SimTime, pkt: PacketId, size: u32) -> Result<(), PacketId> {
+    pub fn admit(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PacketId,
+        size: u32,
+    ) -> Result<(), PacketId> {
         if self.in_service.is_none() && self.queue.is_empty() && self.rate_bps > 0 {
             self.start(q, now, pkt, size);
             return Ok(());
@@ -167,7 +173,10 @@ impl Direction {
         let bits = size as u64 * 8;
         self.in_service = Some(InService { pkt, remaining_bits: bits, since: now });
         self.generation = self.generation.wrapping_add(1);
-        q.schedule(now + Duration::transmission(bits, self.rate_bps), Event::TxDone { dir: self.id, generation: self.generation });
+        q.schedule(
+            now + Duration::transmission(bits, self.rate_bps),
+            Event::TxDone { dir: self.id, generation: self.generation },
+        );
     }
 
     fn start_next(&mut self, q: &mut EventQueue<Event>, now: SimTime, arena: &PacketArena) {
@@ -293,7 +302,11 @@ mod tests {
     }
 
     /// Runs the direction's own events; returns (arrival time, packet) in order.
-    fn drain(d: &mut Direction, q: &mut EventQueue<Event>, arena: &mut PacketArena) -> Vec<(SimTime, PacketId)> {
+    fn drain(
+        d: &mut Direction,
+        q: &mut EventQueue<Event>,
+        arena: &mut PacketArena,
+    ) -> Vec<(SimTime, PacketId)> {
         let mut out = Vec::new();
         while let Some((now, ev)) = q.pop() {
             match ev {
@@ -316,10 +329,13 @@ mod tests {
         d.admit(&mut q, SimTime::ZERO, p2, 1500).unwrap();
         let arrivals = drain(&mut d, &mut q, &mut a);
         // 1500 B at 1 Gbit/s = 12 µs, then 1 ms of propagation; the second waits for the first.
-        assert_eq!(arrivals, vec![
-            (SimTime::ZERO + Duration::from_micros(1012), p1),
-            (SimTime::ZERO + Duration::from_micros(1024), p2),
-        ]);
+        assert_eq!(
+            arrivals,
+            vec![
+                (SimTime::ZERO + Duration::from_micros(1012), p1),
+                (SimTime::ZERO + Duration::from_micros(1024), p2),
+            ]
+        );
         assert_eq!(d.stats.packets_sent, 2);
     }
 

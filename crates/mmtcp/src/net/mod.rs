@@ -4,7 +4,9 @@ pub mod arena;
 pub mod packet;
 
 pub use arena::{PacketArena, PacketId};
-pub use packet::{FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
+pub use packet::{
+    FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES,
+};
 pub mod link;
 pub mod queue;
 pub mod routing;

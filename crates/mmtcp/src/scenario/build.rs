@@ -31,7 +31,10 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
     if rows > 10_000_000 {
         return Err(err(
             "metrics.interval".into(),
-            format!("{} gives {rows} rows over {}; allowed at most 10 million rows", s.metrics.interval, s.simulation.duration),
+            format!(
+                "{} gives {rows} rows over {}; allowed at most 10 million rows",
+                s.metrics.interval, s.simulation.duration
+            ),
         ));
     }
     if s.nodes.is_empty() {
@@ -43,7 +46,10 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
             return Err(err(format!("node[{i}].name"), "must not be empty".into()));
         }
         if node_index.insert(n.name.as_str(), i).is_some() {
-            return Err(err(format!("node[{i}].name"), format!("\"{}\" is used by another node; names must be unique", n.name)));
+            return Err(err(
+                format!("node[{i}].name"),
+                format!("\"{}\" is used by another node; names must be unique", n.name),
+            ));
         }
     }
     let node_list = || s.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", ");
@@ -61,23 +67,36 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
         lookup(field("between"), &l.between[0])?;
         lookup(field("between"), &l.between[1])?;
         if l.between[0] == l.between[1] {
-            return Err(err(field("between"), format!("a link joins two different nodes, not \"{}\" to itself", l.between[0])));
+            return Err(err(
+                field("between"),
+                format!("a link joins two different nodes, not \"{}\" to itself", l.between[0]),
+            ));
         }
         if l.name.is_empty() {
             l.name = format!("{}-{}", l.between[0], l.between[1]);
         }
         if link_names.insert(l.name.clone(), i).is_some() {
-            return Err(err(field("name"), format!("\"{}\" is used by another link; names must be unique (set `name`)", l.name)));
+            return Err(err(
+                field("name"),
+                format!("\"{}\" is used by another link; names must be unique (set `name`)", l.name),
+            ));
         }
         match l.kind {
             LinkKind::Wired => {
                 match l.rate {
-                    None => return Err(err(field("rate"), "a wired link needs a rate, e.g. \"1Gbps\"".into())),
-                    Some(r) if r.0 == 0 => return Err(err(field("rate"), "must be greater than 0bps".into())),
+                    None => {
+                        return Err(err(field("rate"), "a wired link needs a rate, e.g. \"1Gbps\"".into()))
+                    }
+                    Some(r) if r.0 == 0 => {
+                        return Err(err(field("rate"), "must be greater than 0bps".into()))
+                    }
                     Some(_) => {}
                 }
                 if l.channel.is_some() {
-                    return Err(err(field("channel"), "only radio links have a channel; set kind = \"radio\" or use `rate`".into()));
+                    return Err(err(
+                        field("channel"),
+                        "only radio links have a channel; set kind = \"radio\" or use `rate`".into(),
+                    ));
                 }
                 if l.reverse_channel.is_some() {
                     return Err(err(field("reverse_channel"), "only radio links have a channel".into()));
@@ -85,10 +104,16 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
             }
             LinkKind::Radio => {
                 if l.rate.is_some() {
-                    return Err(err(field("rate"), "a radio link takes its rate from `channel`; remove `rate`".into()));
+                    return Err(err(
+                        field("rate"),
+                        "a radio link takes its rate from `channel`; remove `rate`".into(),
+                    ));
                 }
                 if l.channel.is_none() {
-                    return Err(err(field("channel"), "a radio link needs a channel, e.g. { kind = \"constant\", rate = \"1Gbps\" }".into()));
+                    return Err(err(
+                        field("channel"),
+                        "a radio link needs a channel, e.g. { kind = \"constant\", rate = \"1Gbps\" }".into(),
+                    ));
                 }
             }
         }
@@ -98,7 +123,10 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
         for (side, d) in [("forward", &l.forward), ("reverse", &l.reverse)] {
             for (key, p) in [("loss", d.loss), ("duplicate", d.duplicate), ("reorder", d.reorder)] {
                 if !(0.0..=1.0).contains(&p) {
-                    return Err(err(format!("link[{i}].{side}.{key}"), format!("{p} is not a probability; allowed 0 to 1")));
+                    return Err(err(
+                        format!("link[{i}].{side}.{key}"),
+                        format!("{p} is not a probability; allowed 0 to 1"),
+                    ));
                 }
             }
         }
@@ -110,16 +138,25 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
         lookup(field("from"), &f.from)?;
         lookup(field("to"), &f.to)?;
         if f.from == f.to {
-            return Err(err(field("to"), format!("a flow goes between two different nodes, not \"{}\" to itself", f.to)));
+            return Err(err(
+                field("to"),
+                format!("a flow goes between two different nodes, not \"{}\" to itself", f.to),
+            ));
         }
         if f.name.is_empty() {
             f.name = format!("flow{i}");
         }
         if flow_names.insert(f.name.clone(), i).is_some() {
-            return Err(err(field("name"), format!("\"{}\" is used by another flow; names must be unique", f.name)));
+            return Err(err(
+                field("name"),
+                format!("\"{}\" is used by another flow; names must be unique", f.name),
+            ));
         }
         if f.start.0 >= s.simulation.duration.0 {
-            return Err(err(field("start"), format!("{} is not before the end of the run ({})", f.start, s.simulation.duration)));
+            return Err(err(
+                field("start"),
+                format!("{} is not before the end of the run ({})", f.start, s.simulation.duration),
+            ));
         }
         f.transport.tcp.validate().map_err(|(k, m)| err(format!("flow[{i}].transport.{k}"), m))?;
         f.app.validate().map_err(|(k, m)| err(format!("flow[{i}].app.{k}"), m))?;
@@ -129,7 +166,8 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
 
 /// Wires a resolved scenario into a `World`. `base_dir` resolves trace paths.
 pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<World, InputError> {
-    let node_ids: HashMap<&str, NodeId> = s.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), NodeId(i as u32))).collect();
+    let node_ids: HashMap<&str, NodeId> =
+        s.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), NodeId(i as u32))).collect();
     let mut dirs = Vec::new();
     let mut links = Vec::new();
     let mut channels = Vec::new();
@@ -141,7 +179,12 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         let rev = DirId(dirs.len() as u32 + 1);
         let rate = l.rate.map_or(0, |r| r.0);
         for (id, from, to, d, tag) in [(fwd, a, b, &l.forward, "fwd"), (rev, b, a, &l.reverse, "rev")] {
-            let impairments = Impairments { loss: d.loss, duplicate: d.duplicate, reorder: d.reorder, reorder_delay: d.reorder_delay.0 };
+            let impairments = Impairments {
+                loss: d.loss,
+                duplicate: d.duplicate,
+                reorder: d.reorder,
+                reorder_delay: d.reorder_delay.0,
+            };
             let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
             dirs.push(Direction::new(id, from, to, rate, l.delay.0, l.buffer, impairments, rng));
             dir_names.push(format!("{}.{tag}", l.name));
@@ -164,7 +207,12 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 }
             }
         }
-        links.push(LinkInfo { name: l.name.clone(), radio: l.kind == LinkKind::Radio, between: [a, b], dirs: [fwd, rev] });
+        links.push(LinkInfo {
+            name: l.name.clone(),
+            radio: l.kind == LinkKind::Radio,
+            between: [a, b],
+            dirs: [fwd, rev],
+        });
     }
     let endpoints: Vec<(NodeId, NodeId)> = dirs.iter().map(|d| (d.from, d.to)).collect();
     let routes = Routes::compute(s.nodes.len(), &endpoints);
@@ -178,7 +226,10 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 return Err(InputError::new(
                     file,
                     format!("flow[{i}].{what}"),
-                    format!("no path of links from \"{}\" to \"{}\"", s.nodes[a.0 as usize].name, s.nodes[b.0 as usize].name),
+                    format!(
+                        "no path of links from \"{}\" to \"{}\"",
+                        s.nodes[a.0 as usize].name, s.nodes[b.0 as usize].name
+                    ),
                 ));
             }
         }
@@ -188,8 +239,19 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         let sender = TcpSender::new(id, src, dst, opener, tcp);
         let receiver = TcpReceiver::new(id, dst, src, opener, tcp);
         let start = SimTime::ZERO + f.start.0;
-        let app = App::new(&f.app, tcp.mss.0, start, Rng::for_component(seed, &format!("flow/{}/app", f.name)));
-        flows.push(Flow::new(f.name.clone(), src, dst, start, sender, receiver, app, f.app.total(), dirs.len()));
+        let app =
+            App::new(&f.app, tcp.mss.0, start, Rng::for_component(seed, &format!("flow/{}/app", f.name)));
+        flows.push(Flow::new(
+            f.name.clone(),
+            src,
+            dst,
+            start,
+            sender,
+            receiver,
+            app,
+            f.app.total(),
+            dirs.len(),
+        ));
     }
 
     let stop = SimTime::ZERO + s.simulation.duration.0;
@@ -198,5 +260,16 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
     let rows = (s.simulation.duration.0 .0 / interval.0) as usize;
     let series = TimeSeries::new(World::series_columns(&flow_names, &dir_names), rows);
     let node_names = s.nodes.iter().map(|n| n.name.clone()).collect();
-    Ok(World::new(node_names, routes, dirs, links, channels, flows, stop, s.simulation.max_events, interval, series))
+    Ok(World::new(
+        node_names,
+        routes,
+        dirs,
+        links,
+        channels,
+        flows,
+        stop,
+        s.simulation.max_events,
+        interval,
+        series,
+    ))
 }

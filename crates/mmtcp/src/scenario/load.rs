@@ -23,9 +23,8 @@ pub fn parse_toml(text: &str, file: &str) -> Result<Value, InputError> {
 
 /// Parses JSON text into the document model.
 pub fn parse_json(text: &str, file: &str) -> Result<Value, InputError> {
-    serde_json::from_str(text).map_err(|e| {
-        InputError::new(file, format!("line {}", e.line()), format!("not valid JSON: {e}"))
-    })
+    serde_json::from_str(text)
+        .map_err(|e| InputError::new(file, format!("line {}", e.line()), format!("not valid JSON: {e}")))
 }
 
 /// Parses an override's value as a TOML value (`20`, `0.5`, `true`, `"x"`, `{ a = 1 }`),
@@ -65,11 +64,19 @@ pub fn apply_override(doc: &mut Value, path: &str, value: &str, file: &str) -> R
                 let len = items.len();
                 let index = match segment.parse::<usize>() {
                     Ok(k) if k < len => k,
-                    Ok(k) => return Err(err(format!("{here} has {len} entries; index {k} does not exist (indexes start at 0)"))),
+                    Ok(k) => {
+                        return Err(err(format!(
+                            "{here} has {len} entries; index {k} does not exist (indexes start at 0)"
+                        )))
+                    }
                     Err(_) => items
                         .iter()
                         .position(|item| item.get("name").and_then(Value::as_str) == Some(segment))
-                        .ok_or_else(|| err(format!("{here} has no entry named \"{segment}\"; use a name or a 0-based index")))?,
+                        .ok_or_else(|| {
+                            err(format!(
+                                "{here} has no entry named \"{segment}\"; use a name or a 0-based index"
+                            ))
+                        })?,
                 };
                 if last {
                     items[index] = override_value(value);
@@ -106,7 +113,10 @@ pub fn deserialize(doc: Value, file: &str) -> Result<Scenario, InputError> {
                 } else {
                     format!("{path}.{key}")
                 };
-                let allowed = message.split_once(", expected ").map(|(_, a)| format!("; allowed: {}", a.replace('`', ""))).unwrap_or_default();
+                let allowed = message
+                    .split_once(", expected ")
+                    .map(|(_, a)| format!("; allowed: {}", a.replace('`', "")))
+                    .unwrap_or_default();
                 InputError::new(file, field, format!("unknown key \"{key}\"{allowed}"))
             }
             None => InputError::new(file, path, message),

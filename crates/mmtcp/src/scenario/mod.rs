@@ -40,8 +40,12 @@ pub fn load(source: &ScenarioSource, options: &RunOptions) -> Result<Loaded, Inp
             };
             (doc, file, base)
         }
-        ScenarioSource::Toml { text, name, base_dir } => (load::parse_toml(text, name)?, name.clone(), base_dir.clone()),
-        ScenarioSource::Json { text, name, base_dir } => (load::parse_json(text, name)?, name.clone(), base_dir.clone()),
+        ScenarioSource::Toml { text, name, base_dir } => {
+            (load::parse_toml(text, name)?, name.clone(), base_dir.clone())
+        }
+        ScenarioSource::Json { text, name, base_dir } => {
+            (load::parse_json(text, name)?, name.clone(), base_dir.clone())
+        }
     };
     for (path, value) in &options.overrides {
         load::apply_override(&mut doc, path, value, &file)?;

@@ -26,6 +26,26 @@ pub struct Scenario {
     pub flows: Vec<FlowConfig>,
 }
 
+impl Scenario {
+    /// The same scenario with every relative trace path made absolute against `base_dir`, so
+    /// that a resolved scenario saved elsewhere still finds its traces.
+    pub fn with_absolute_trace_paths(&self, base_dir: &std::path::Path) -> Scenario {
+        let mut s = self.clone();
+        let base = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
+        for link in &mut s.links {
+            for channel in [&mut link.channel, &mut link.reverse_channel].into_iter().flatten() {
+                if let ChannelConfig::Trace(trace) = channel {
+                    let path = std::path::Path::new(&trace.file);
+                    if path.is_relative() {
+                        trace.file = base.join(path).display().to_string();
+                    }
+                }
+            }
+        }
+        s
+    }
+}
+
 /// `[simulation]`
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -91,7 +111,12 @@ pub struct DirectionConfig {
 
 impl Default for DirectionConfig {
     fn default() -> Self {
-        DirectionConfig { loss: 0.0, duplicate: 0.0, reorder: 0.0, reorder_delay: Time(Duration::from_millis(1)) }
+        DirectionConfig {
+            loss: 0.0,
+            duplicate: 0.0,
+            reorder: 0.0,
+            reorder_delay: Time(Duration::from_millis(1)),
+        }
     }
 }
 

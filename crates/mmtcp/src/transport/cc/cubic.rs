@@ -93,12 +93,7 @@ pub struct CubicConfig {
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig {
-            c: 0.4,
-            beta: 0.7,
-            fast_convergence: true,
-            reno_friendly: true,
-        }
+        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
     }
 }
 
@@ -222,11 +217,7 @@ impl Cubic {
 
         if self.config.reno_friendly {
             // Eq. 4, with α_cubic raised to 1 once W_est has reached cwnd_prior (§4.3).
-            let alpha = if epoch.w_est_segments >= self.cwnd_prior_segments {
-                1.0
-            } else {
-                self.alpha_cubic
-            };
+            let alpha = if epoch.w_est_segments >= self.cwnd_prior_segments { 1.0 } else { self.alpha_cubic };
             epoch.w_est_segments += alpha * acked_fraction;
             // §4.3: in the Reno-friendly region (W_cubic(t) < W_est) cwnd is set to W_est, but
             // never below what the cubic rule gives on this ACK ("chooses the higher of the
@@ -275,12 +266,8 @@ impl CongestionControl for Cubic {
         }
         let mut acked_bytes = ack.acked_bytes;
         if self.cwnd_bytes < self.ssthresh_bytes {
-            let (cwnd_bytes, leftover_bytes) = slow_start(
-                self.cwnd_bytes,
-                self.ssthresh_bytes,
-                acked_bytes,
-                self.mss_bytes,
-            );
+            let (cwnd_bytes, leftover_bytes) =
+                slow_start(self.cwnd_bytes, self.ssthresh_bytes, acked_bytes, self.mss_bytes);
             self.cwnd_bytes = cwnd_bytes;
             acked_bytes = leftover_bytes;
         }
@@ -293,8 +280,7 @@ impl CongestionControl for Cubic {
     fn on_congestion_event(&mut self, _now: SimTime, _in_flight: u64) {
         // §4.7 fast convergence, before the reduction.
         let cwnd_segments = self.segments(self.cwnd_bytes);
-        self.w_max_segments = if self.config.fast_convergence && cwnd_segments < self.w_max_segments
-        {
+        self.w_max_segments = if self.config.fast_convergence && cwnd_segments < self.w_max_segments {
             cwnd_segments * (1.0 + self.config.beta) / 2.0
         } else {
             cwnd_segments
@@ -335,10 +321,7 @@ mod tests {
     }
 
     fn no_reno() -> CubicConfig {
-        CubicConfig {
-            reno_friendly: false,
-            ..CubicConfig::default()
-        }
+        CubicConfig { reno_friendly: false, ..CubicConfig::default() }
     }
 
     /// Eq. 1 evaluated independently of the implementation.
@@ -480,11 +463,7 @@ mod tests {
         let before = cc.cwnd();
         clock.rounds(&mut cc, 1);
         // Each ACK adds (1.5·cwnd − cwnd)/cwnd = 0.5 segment per segment acknowledged.
-        assert!(
-            cc.cwnd().abs_diff(before * 3 / 2) <= 1,
-            "cwnd {}",
-            cc.cwnd()
-        );
+        assert!(cc.cwnd().abs_diff(before * 3 / 2) <= 1, "cwnd {}", cc.cwnd());
     }
 
     #[test]
@@ -493,13 +472,7 @@ mod tests {
         let now = clock.now + Duration::from_secs(2);
         let grow = |srtt: Option<Duration>, min_rtt: Option<Duration>| {
             let mut cc = base.clone();
-            let sample = |now| AckSample {
-                now,
-                acked_bytes: MSS,
-                srtt,
-                min_rtt,
-                cwnd_limited: true,
-            };
+            let sample = |now| AckSample { now, acked_bytes: MSS, srtt, min_rtt, cwnd_limited: true };
             cc.on_ack(&sample(clock.now)); // starts the epoch
             cc.on_ack(&sample(now));
             cc.cwnd()
@@ -553,10 +526,7 @@ mod tests {
         // A round acknowledges the window it started with while cwnd grows, so the gain per RTT
         // is slightly below α: α·cwnd_start/cwnd_end ≥ 0.95·α at these windows.
         for (round, &gain) in per_rtt.iter().enumerate().take(10) {
-            assert!(
-                (0.95 * alpha..=alpha).contains(&gain),
-                "round {round}: +{gain:.3}"
-            );
+            assert!((0.95 * alpha..=alpha).contains(&gain), "round {round}: +{gain:.3}");
         }
         for (round, &gain) in per_rtt.iter().enumerate().skip(13) {
             assert!((0.95..=1.0).contains(&gain), "round {round}: +{gain:.3}");
@@ -564,21 +534,13 @@ mod tests {
         let epoch = cc.epoch.expect("in congestion avoidance");
         let t = (clock.now - epoch.start).as_secs_f64();
         let w_cubic = eq1(&config, epoch.k_secs, 20.0, t);
-        assert!(
-            segments(cc.cwnd()) > w_cubic + 10.0,
-            "cwnd {} vs {w_cubic}",
-            cc.cwnd()
-        );
+        assert!(segments(cc.cwnd()) > w_cubic + 10.0, "cwnd {} vs {w_cubic}", cc.cwnd());
         assert!((segments(cc.cwnd()) - epoch.w_est_segments).abs() < 1e-3);
 
         // Without the region, the same flow follows the cubic curve.
         let (mut pure, mut clock) = after_loss(20, &no_reno(), rtt, 1);
         clock.rounds(&mut pure, 30);
-        assert!(
-            (segments(pure.cwnd()) - w_cubic).abs() <= 1.0,
-            "cwnd {}",
-            pure.cwnd()
-        );
+        assert!((segments(pure.cwnd()) - w_cubic).abs() <= 1.0, "cwnd {}", pure.cwnd());
     }
 
     // ---- congestion events --------------------------------------------------------------------
@@ -610,25 +572,14 @@ mod tests {
     fn test_congestion_avoidance_second_loss_fast_convergence() {
         let rtt = Duration::from_millis(20);
         for fast_convergence in [true, false] {
-            let config = CubicConfig {
-                fast_convergence,
-                ..CubicConfig::default()
-            };
+            let config = CubicConfig { fast_convergence, ..CubicConfig::default() };
             let (mut cc, mut clock) = after_loss(100, &config, rtt, 1);
             clock.rounds(&mut cc, 10);
             let cwnd = segments(cc.cwnd());
             assert!((70.0..100.0).contains(&cwnd), "cwnd {cwnd}");
             cc.on_congestion_event(clock.now, cc.cwnd());
-            let w_max = if fast_convergence {
-                cwnd * (1.0 + 0.7) / 2.0
-            } else {
-                cwnd
-            };
-            assert!(
-                (cc.w_max_segments - w_max).abs() < 1e-9,
-                "W_max {}",
-                cc.w_max_segments
-            );
+            let w_max = if fast_convergence { cwnd * (1.0 + 0.7) / 2.0 } else { cwnd };
+            assert!((cc.w_max_segments - w_max).abs() < 1e-9, "W_max {}", cc.w_max_segments);
             assert_eq!(cc.cwnd(), (cwnd * MSS as f64 * 0.7) as u64);
 
             // The next epoch's K uses the reduced W_max (Eq. 2).
@@ -670,10 +621,7 @@ mod tests {
         // Slow start doubles up to ssthresh; then §4.8: K = 0, W_max = cwnd_epoch = ssthresh,
         // so cwnd(t) = C·t³ + ssthresh.
         clock.wait(Duration::from_secs(1));
-        assert!(
-            (64 * MSS..128 * MSS).contains(&ssthresh),
-            "ssthresh {ssthresh}"
-        );
+        assert!((64 * MSS..128 * MSS).contains(&ssthresh), "ssthresh {ssthresh}");
         clock.rounds(&mut cc, 7); // 1 → 64 segments, then ssthresh within the 7th RTT
         assert!(cc.cwnd() >= ssthresh);
         let epoch = cc.epoch.expect("in congestion avoidance");
@@ -683,10 +631,7 @@ mod tests {
         let samples = sample_after_epoch(&mut cc, &mut clock, Some(epoch.start), &sample_secs);
         for &(t, cwnd) in &samples {
             let expected = eq1(&config, 0.0, segments(ssthresh), t);
-            assert!(
-                (cwnd - expected).abs() <= 1.0,
-                "t = {t}: cwnd {cwnd} vs {expected}"
-            );
+            assert!((cwnd - expected).abs() <= 1.0, "t = {t}: cwnd {cwnd} vs {expected}");
         }
     }
 
@@ -696,39 +641,20 @@ mod tests {
     fn test_config_validate_rejects_out_of_range() {
         assert_eq!(CubicConfig::default().validate(), Ok(()));
         for c in [0.0, -0.4, f64::INFINITY, f64::NAN] {
-            let err = CubicConfig {
-                c,
-                ..CubicConfig::default()
-            }
-            .validate()
-            .unwrap_err();
+            let err = CubicConfig { c, ..CubicConfig::default() }.validate().unwrap_err();
             assert!(err.contains("cubic c") && err.contains("> 0"), "{err}");
             assert!(!err.contains('\n'));
         }
         for beta in [0.0, 1.0, -0.5, 1.5, f64::NAN] {
-            let err = CubicConfig {
-                beta,
-                ..CubicConfig::default()
-            }
-            .validate()
-            .unwrap_err();
-            assert!(
-                err.contains("cubic beta") && err.contains("(0, 1)"),
-                "{err}"
-            );
+            let err = CubicConfig { beta, ..CubicConfig::default() }.validate().unwrap_err();
+            assert!(err.contains("cubic beta") && err.contains("(0, 1)"), "{err}");
         }
     }
 
     #[test]
     fn test_config_serde_defaults_and_unknown_fields() {
         let config: CubicConfig = serde_json::from_str(r#"{"beta": 0.8}"#).unwrap();
-        assert_eq!(
-            config,
-            CubicConfig {
-                beta: 0.8,
-                ..CubicConfig::default()
-            }
-        );
+        assert_eq!(config, CubicConfig { beta: 0.8, ..CubicConfig::default() });
         assert!(serde_json::from_str::<CubicConfig>(r#"{"gamma": 1}"#).is_err());
     }
 }

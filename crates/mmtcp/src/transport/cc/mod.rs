@@ -63,6 +63,16 @@ pub enum CcKind {
     Cubic,
 }
 
+impl CcKind {
+    /// The name a scenario uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::NewReno => "newreno",
+            CcKind::Cubic => "cubic",
+        }
+    }
+}
+
 /// Every controller, for static dispatch.
 #[derive(Clone, Debug)]
 pub enum AnyCc {

@@ -122,12 +122,8 @@ impl CongestionControl for NewReno {
         }
         let mut acked_bytes = ack.acked_bytes;
         if self.cwnd_bytes < self.ssthresh_bytes {
-            let (cwnd_bytes, leftover_bytes) = slow_start(
-                self.cwnd_bytes,
-                self.ssthresh_bytes,
-                acked_bytes,
-                self.mss_bytes,
-            );
+            let (cwnd_bytes, leftover_bytes) =
+                slow_start(self.cwnd_bytes, self.ssthresh_bytes, acked_bytes, self.mss_bytes);
             self.cwnd_bytes = cwnd_bytes;
             acked_bytes = leftover_bytes;
         }
@@ -181,13 +177,7 @@ pub(super) mod ack_clock {
 
     impl AckClock {
         pub fn new(now: SimTime, rtt: Duration, mss_bytes: u64, segments_per_ack: u64) -> Self {
-            AckClock {
-                now,
-                rtt,
-                mss_bytes,
-                segments_per_ack,
-                cwnd_limited: true,
-            }
+            AckClock { now, rtt, mss_bytes, segments_per_ack, cwnd_limited: true }
         }
 
         /// One round trip; `observe` sees the controller after each ACK, with the ACK's time.
@@ -403,12 +393,6 @@ mod tests {
     }
 
     fn ack(now: SimTime, acked_bytes: u64, cwnd_limited: bool) -> AckSample {
-        AckSample {
-            now,
-            acked_bytes,
-            srtt: Some(RTT),
-            min_rtt: Some(RTT),
-            cwnd_limited,
-        }
+        AckSample { now, acked_bytes, srtt: Some(RTT), min_rtt: Some(RTT), cwnd_limited }
     }
 }

@@ -1,8 +1,8 @@
 //! TCP parameters as a scenario states them (`flow.transport`), with Linux-like defaults.
 
+use crate::sim::Duration;
 use crate::transport::cc::{CcKind, CubicConfig};
 use crate::units::{Bytes, Time};
-use crate::sim::Duration;
 use serde::{Deserialize, Serialize};
 
 /// `[flow.transport]` with `kind = "tcp"`.
@@ -71,13 +71,19 @@ impl TcpConfig {
             return Err(("mss", format!("{} is out of range; allowed 64B to 65483B", self.mss)));
         }
         if self.initial_window == 0 || self.initial_window > 1000 {
-            return Err(("initial_window", format!("{} is out of range; allowed 1 to 1000 segments", self.initial_window)));
+            return Err((
+                "initial_window",
+                format!("{} is out of range; allowed 1 to 1000 segments", self.initial_window),
+            ));
         }
         if self.dupthresh == 0 || self.dupthresh > 100 {
             return Err(("dupthresh", format!("{} is out of range; allowed 1 to 100", self.dupthresh)));
         }
         if self.max_sack_blocks == 0 || self.max_sack_blocks > 4 {
-            return Err(("max_sack_blocks", format!("{} is out of range; allowed 1 to 4 (TCP option space)", self.max_sack_blocks)));
+            return Err((
+                "max_sack_blocks",
+                format!("{} is out of range; allowed 1 to 4 (TCP option space)", self.max_sack_blocks),
+            ));
         }
         if self.min_rto.0 == Duration::ZERO {
             return Err(("min_rto", "must be greater than 0s".into()));
@@ -92,10 +98,16 @@ impl TcpConfig {
             return Err(("delayed_ack_timeout", "must be greater than 0s when delayed_ack is on".into()));
         }
         if self.send_buffer.0 < self.mss.0 {
-            return Err(("send_buffer", format!("{} is smaller than one segment ({})", self.send_buffer, self.mss)));
+            return Err((
+                "send_buffer",
+                format!("{} is smaller than one segment ({})", self.send_buffer, self.mss),
+            ));
         }
         if self.receive_buffer.0 < self.mss.0 {
-            return Err(("receive_buffer", format!("{} is smaller than one segment ({})", self.receive_buffer, self.mss)));
+            return Err((
+                "receive_buffer",
+                format!("{} is smaller than one segment ({})", self.receive_buffer, self.mss),
+            ));
         }
         self.cubic.validate().map_err(|m| ("cubic", m))
     }

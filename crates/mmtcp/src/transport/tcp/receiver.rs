@@ -12,7 +12,9 @@
 use super::intervals::IntervalSet;
 use super::{Opener, TcpConfig, TcpCtx, TcpTimer};
 use crate::metrics::LogHistogram;
-use crate::net::{FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
+use crate::net::{
+    FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES,
+};
 use crate::sim::{Duration, SimTime, Timer};
 use std::collections::BTreeMap;
 
@@ -249,7 +251,9 @@ impl TcpReceiver {
                         self.hs = Handshake::SynSent { retransmitted: true };
                         self.syn_backoff += 1;
                         self.send(ctx, TcpFlags::SYN);
-                        let at = self.syn_timer.set(ctx.now + self.initial_rto.saturating_mul(1 << self.syn_backoff.min(6)));
+                        let at = self
+                            .syn_timer
+                            .set(ctx.now + self.initial_rto.saturating_mul(1 << self.syn_backoff.min(6)));
                         ctx.arm(at, timer);
                     }
                 }

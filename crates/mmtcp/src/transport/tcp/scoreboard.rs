@@ -389,7 +389,8 @@ impl Scoreboard {
         let mut found = 0;
         while let Some(&(seq, high_data_then)) = self.rtx_order.front() {
             let i = self.index_at(seq);
-            let still_out = self.segs.get(i).is_some_and(|s| s.start == seq && s.flags & RETRANS != 0 && !s.is_sacked());
+            let still_out =
+                self.segs.get(i).is_some_and(|s| s.start == seq && s.flags & RETRANS != 0 && !s.is_sacked());
             if still_out {
                 if high_sacked <= high_data_then + margin {
                     break; // later retransmissions were sent later still: none is lost yet
@@ -446,7 +447,10 @@ impl Scoreboard {
             }
         }
         assert_eq!(expect, self.high_data);
-        assert_eq!((sacked, lost, retrans, below_scan), (self.sacked_bytes, self.lost_bytes, self.retrans_bytes, self.sacked_below_scan));
+        assert_eq!(
+            (sacked, lost, retrans, below_scan),
+            (self.sacked_bytes, self.lost_bytes, self.retrans_bytes, self.sacked_below_scan)
+        );
     }
 }
 

@@ -30,8 +30,14 @@ use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
 enum Handshake {
     /// Waiting for the flow to start (or, as passive end, for a SYN).
     Closed,
-    SynSent { sent_at: SimTime, retransmitted: bool },
-    SynAckSent { sent_at: SimTime, retransmitted: bool },
+    SynSent {
+        sent_at: SimTime,
+        retransmitted: bool,
+    },
+    SynAckSent {
+        sent_at: SimTime,
+        retransmitted: bool,
+    },
     Established,
 }
 
@@ -40,9 +46,13 @@ enum Handshake {
 pub enum CaState {
     Open,
     /// Fast recovery until the cumulative ACK reaches `point` (RFC 6675 RecoveryPoint).
-    Recovery { point: u64 },
+    Recovery {
+        point: u64,
+    },
     /// After a timeout, until the cumulative ACK reaches `point`.
-    Loss { point: u64 },
+    Loss {
+        point: u64,
+    },
 }
 
 /// Counters and latency samples of a sender.
@@ -175,7 +185,9 @@ impl TcpSender {
                 let at = self.rto_timer.set(ctx.now + self.rtt.rto());
                 ctx.arm(at, TcpTimer::SenderRto);
             }
-            Handshake::SynAckSent { .. } if flags.contains(TcpFlags::SYN) && !flags.contains(TcpFlags::ACK) => {
+            Handshake::SynAckSent { .. }
+                if flags.contains(TcpFlags::SYN) && !flags.contains(TcpFlags::ACK) =>
+            {
                 // Our SYN-ACK was lost and the receiver retried.
                 self.send_control(ctx, TcpFlags::SYN_ACK);
             }
@@ -259,10 +271,8 @@ impl TcpSender {
 
         // RFC 5681 §2 / RFC 6675 §2: a duplicate ACK acknowledges nothing new, carries no data,
         // arrives while data is outstanding and — with SACK — reports newly SACKed data.
-        let dupack = !advanced
-            && !pkt.is_data()
-            && self.sb.outstanding() > 0
-            && (!self.sack || sacked_new > 0);
+        let dupack =
+            !advanced && !pkt.is_data() && self.sb.outstanding() > 0 && (!self.sack || sacked_new > 0);
         if advanced {
             self.rtt.reset_backoff();
         }

@@ -1,0 +1,61 @@
+"""Type stubs of `mmtcp._core`, the compiled bindings (crates/mmtcp-python).
+
+Use the public API in `mmtcp` instead; these functions take the scenario already split into
+`source` and `kind`, and return raw JSON text and numpy arrays.
+"""
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """The scenario, a trace file or an override is invalid.
+
+    The message is one line naming the file, the field and what is allowed.
+    """
+
+class SimulationError(RuntimeError):
+    """The simulator failed internally, a panic included."""
+
+def run(
+    source: str,
+    kind: Literal["path", "toml", "json"],
+    *,
+    name: str | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+    overrides: Sequence[tuple[str, str]] | None = None,
+    progress: Callable[[float, float, int, float], bool | None] | None = None,
+) -> tuple[str, dict[str, npt.NDArray[np.float64]]]:
+    """Runs a scenario with the GIL released.
+
+    Returns the summary as JSON text and the time series as float64 arrays, in column order
+    (`time_s` first). `progress(sim_seconds, stop_seconds, events, wall_seconds)` is called about
+    ten times a wall-second; returning False stops the run with `SimulationError`, and a pending
+    signal stops it with that signal's exception (`KeyboardInterrupt` for Ctrl-C).
+    """
+
+def validate(
+    source: str,
+    kind: Literal["path", "toml", "json"],
+    *,
+    name: str | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+    overrides: Sequence[tuple[str, str]] | None = None,
+) -> str:
+    """Loads, overrides and validates a scenario; returns the resolved scenario as TOML text."""
+
+def bench_engine(events: int) -> dict[str, int | float]:
+    """Times `events` events through the bare event engine.
+
+    Returns `{"events": int, "wall_seconds": float, "events_per_second": float}`.
+    """
+
+def _panic_for_tests(message: str) -> None:
+    """Test hook: panics in Rust; always raises `SimulationError` carrying `message`."""

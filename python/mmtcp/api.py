@@ -1,0 +1,239 @@
+"""The Python API: run or validate a scenario and hold what a run produced.
+
+A scenario is the path of a TOML file, or a dict of the same structure (sent to the core as JSON,
+with trace paths resolved against the current directory). Overrides replace any key before
+validation, as `mmtcp run --set` does; they are a dict `{"link.1.delay": "20ms", "simulation.seed":
+3}` or an iterable of `"path=value"` strings.
+
+    import mmtcp
+    result = mmtcp.run("scenarios/demo.toml", seed=7, overrides={"simulation.duration": "2s"})
+    result.summary["flows"][0]["goodput_bps"]  # bit/s over the run
+    result.timeseries.plot(x="time_s", y="flow.bulk.goodput_bps")  # a pandas DataFrame
+    result.save("out/demo")  # summary.json, timeseries.parquet, scenario.resolved.toml
+    result.plot("out/demo")  # out/demo/plots/*.png
+
+One run is one call into Rust (`mmtcp._core`), which holds no Python objects while it runs: the
+summary comes back as JSON text and the time series as numpy arrays, one per column.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mmtcp import _core
+from mmtcp._core import ScenarioError
+
+if TYPE_CHECKING:
+    # Imported where used instead: `import mmtcp` stays light for the CLI's start-up and for the
+    # benchmark worker, whose peak memory should be the simulation's, not pandas'.
+    import pandas as pd
+
+Scenario = str | os.PathLike[str] | Mapping[str, Any]
+Overrides = Mapping[str, Any] | Iterable[str]
+ProgressCallback = Callable[[float, float, int, float], bool | None]
+
+DICT_SCENARIO_NAME = "<dict>"
+"""Stands for the file in error messages about a scenario given as a dict."""
+
+_SEED_LIMIT = 2**64
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """What one run produced.
+
+    Attributes:
+        summary: `summary.json`'s content: run statistics, one entry per flow and per link, and
+            the resolved scenario.
+        timeseries: one row per sample interval; `time_s` first, then `flow.<name>.<metric>` and
+            `link.<name>.<fwd|rev>.<metric>` columns.
+        resolved_scenario: the scenario as run, every default filled in, as TOML text.
+    """
+
+    summary: dict[str, Any]
+    timeseries: pd.DataFrame
+    resolved_scenario: str
+
+    def save(self, out_dir: str | os.PathLike[str]) -> Path:
+        """Writes `summary.json`, `timeseries.parquet` and `scenario.resolved.toml` into
+        `out_dir` (created if missing) and returns its path."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        summary = json.dumps(self.summary, indent=2, ensure_ascii=False) + "\n"
+        (out / "summary.json").write_text(summary, encoding="utf-8")
+        self.timeseries.to_parquet(out / "timeseries.parquet", engine="pyarrow", index=False)
+        (out / "scenario.resolved.toml").write_text(self.resolved_scenario, encoding="utf-8")
+        return out
+
+    def plot(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        """Draws the standard plots into `out_dir/plots/` and returns the files written."""
+        from mmtcp.plot import plot_result
+
+        return plot_result(self.summary, self.timeseries, Path(out_dir) / "plots")
+
+    def __repr__(self) -> str:
+        flows = [flow["name"] for flow in self.summary["flows"]]
+        rows, columns = self.timeseries.shape
+        return (
+            f"Result(seed={self.summary['seed']}, sim_seconds={self.summary['sim_seconds']}, "
+            f"flows={flows}, timeseries={rows}x{columns})"
+        )
+
+
+def run(
+    scenario_or_path: Scenario,
+    *,
+    seed: int | None = None,
+    overrides: Overrides | None = None,
+    progress: ProgressCallback | None = None,
+) -> Result:
+    """Runs a scenario to its stop time.
+
+    Args:
+        scenario_or_path: path of a TOML scenario, or a dict of the same structure.
+        seed: replaces `simulation.seed`.
+        overrides: keys to replace before validation (see the module docstring).
+        progress: called as `progress(sim_seconds, stop_seconds, events, wall_seconds)` about ten
+            times a wall-second; returning False stops the run with `SimulationError`.
+
+    Raises:
+        ScenarioError: the scenario, a trace file, the seed or an override is invalid.
+        SimulationError: the simulator failed internally.
+        KeyboardInterrupt: Ctrl-C during the run.
+    """
+    source, kind, where = _source(scenario_or_path)
+    _check_seed(seed, where.get("name", source))
+    pairs = override_pairs(overrides)
+    resolved = _core.validate(source, kind, **where, seed=seed, overrides=pairs)
+    summary, columns = _core.run(
+        source, kind, **where, seed=seed, overrides=pairs, progress=progress
+    )
+    import pandas as pd
+
+    timeseries = pd.DataFrame(columns, copy=False)
+    return Result(json.loads(summary), timeseries, resolved)
+
+
+def validate(scenario_or_path: Scenario, *, overrides: Overrides | None = None) -> str:
+    """Loads, overrides and validates a scenario; returns it resolved (every default filled in)
+    as TOML text. Raises `ScenarioError` if it is invalid."""
+    source, kind, where = _source(scenario_or_path)
+    return _core.validate(source, kind, **where, overrides=override_pairs(overrides))
+
+
+def _source(scenario: Scenario) -> tuple[str, str, dict[str, str]]:
+    """Splits a scenario into `_core`'s `(source, kind, {name, base_dir})` arguments."""
+    if isinstance(scenario, Mapping):
+        where = {"name": DICT_SCENARIO_NAME, "base_dir": os.getcwd()}
+        return json.dumps(scenario), "json", where
+    if isinstance(scenario, (str, os.PathLike)):
+        path = os.fspath(scenario)
+        if not Path(path).is_file():
+            raise ScenarioError(f"{path}: no such scenario file")
+        return path, "path", {}
+    raise TypeError(f"a scenario is a path or a dict, not {type(scenario).__name__}: {scenario!r}")
+
+
+def _check_seed(seed: int | None, scenario_name: str) -> None:
+    valid = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < _SEED_LIMIT
+    if seed is not None and not valid:
+        raise ScenarioError(
+            f"{scenario_name}: seed: {seed!r} is not a seed; expected an integer from 0 to 2^64-1"
+        )
+
+
+def override_pairs(overrides: Overrides | None) -> list[tuple[str, str]]:
+    """Turns overrides into the `(path, value text)` pairs the core takes.
+
+    A dict's values become TOML literal text (a str is passed as it is: the core reads it as a
+    TOML value if it is one, else as a string); strings are split at their first `=`.
+
+    >>> override_pairs({"link.1.delay": "20ms", "simulation.seed": 3, "flow.0.app.rate": 1e9})
+    [('link.1.delay', '20ms'), ('simulation.seed', '3'), ('flow.0.app.rate', '1000000000.0')]
+    >>> override_pairs(["link.1.delay=20ms"])
+    [('link.1.delay', '20ms')]
+    """
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        return [(str(path), toml_value_text(value)) for path, value in overrides.items()]
+    if isinstance(overrides, str):
+        raise TypeError("overrides is a dict or an iterable of 'path=value' strings, not one str")
+    return [split_override(text) for text in overrides]
+
+
+def split_override(text: str) -> tuple[str, str]:
+    """Splits `"path=value"` at its first `=`; raises `ScenarioError` if there is none.
+
+    >>> split_override("flow.0.app.size = 5MB")
+    ('flow.0.app.size', '5MB')
+    """
+    path, sep, value = text.partition("=")
+    path = path.strip()
+    if not sep or not path:
+        raise ScenarioError(f"override {text!r}: expected PATH=VALUE, e.g. link.1.delay=20ms")
+    return path, value.strip()
+
+
+def toml_value_text(value: Any) -> str:
+    """The text of an override's value: a str as it is, anything else as a TOML literal.
+
+    >>> toml_value_text("cubic"), toml_value_text(2.5), toml_value_text([1, "a"])
+    ('cubic', '2.5', '[1, "a"]')
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return toml_literal(value)
+
+
+def toml_literal(value: Any) -> str:
+    """`value` (bool, int, float, str, list, tuple or dict thereof) as a TOML literal.
+
+    >>> toml_literal({"loss": 0.01, "kind": "x"})
+    '{ loss = 0.01, kind = "x" }'
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_literal(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_toml_key(str(k))} = {toml_literal(v)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    raise TypeError(f"cannot write {type(value).__name__} {value!r} as a TOML value")
+
+
+def _toml_key(key: str) -> str:
+    bare = key and all(c.isascii() and (c.isalnum() or c in "-_") for c in key)
+    return key if bare else _toml_string(key)
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: quote, backslash and control characters escaped (TOML 1.0 §String)."""
+    out = ['"']
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c < " " or c == "\x7f":
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)

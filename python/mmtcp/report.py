@@ -1,0 +1,99 @@
+"""Human-readable tables for the terminal: the summary of a run and the benchmark results.
+
+Tables are plain text, first column left-aligned and the others right-aligned:
+
+    >>> print(format_table(["flow", "goodput Mbit/s"], [["bulk", "912.4"], ["video", "8.0"]]))
+    flow   goodput Mbit/s
+    bulk            912.4
+    video             8.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+MISSING = "-"
+"""Printed for a value the run did not produce (a bulk flow's completion time, say)."""
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Aligns cells in columns: the first column to the left, the others to the right."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
+        return "  ".join([first, *rest]).rstrip()
+
+    return "\n".join(line(row) for row in [header, *rows])
+
+
+def number(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
+    """`value / scale` with `digits` decimals and thousands separators; `-` for None."""
+    if value is None:
+        return MISSING
+    return f"{value / scale:,.{digits}f}"
+
+
+def run_report(summary: dict[str, Any]) -> str:
+    """The table `mmtcp run` prints: flows, links, and the cost of the run."""
+    flow_rows = [
+        [
+            flow["name"],
+            number(flow["goodput_bps"], 1, 1e6),
+            number(flow["bytes_delivered"], 1, 1e6),
+            number(flow["retransmitted_segments"], 0),
+            number(flow["rto_count"], 0),
+            number(flow["rtt_ms"]["p50"], 1),
+            number(flow["rtt_ms"]["p99"], 1),
+            number(flow["delivery_ratio"], 4),
+            number(flow["completion_seconds"], 3),
+        ]
+        for flow in summary["flows"]
+    ]
+    flows = format_table(
+        [
+            "flow",
+            "goodput Mbit/s",
+            "delivered MB",
+            "retransmitted",
+            "RTOs",
+            "RTT p50 ms",
+            "RTT p99 ms",
+            "delivery ratio",
+            "completion s",
+        ],
+        flow_rows,
+    )
+    link_rows = [
+        [
+            link["name"],
+            link["kind"],
+            number(link["utilisation"], 3),
+            number(link["drops"], 0),
+            number(link.get("mean_capacity_bps"), 1, 1e6),
+        ]
+        for link in summary["links"]
+    ]
+    links = format_table(
+        ["link", "kind", "utilisation", "drops", "mean capacity Mbit/s"], link_rows
+    )
+    return "\n\n".join([flows, links, cost_line(summary)])
+
+
+def cost_line(summary: dict[str, Any]) -> str:
+    """One line: simulated time, wall time, speed-up over real time, events and event rate."""
+    sim, wall = summary["sim_seconds"], summary["wall_seconds"]
+    return (
+        f"simulated {sim:,.3f} s in {wall:,.3f} s of wall time "
+        f"({speed_up(sim, wall)} real time); {summary['events']:,} events "
+        f"({summary['events_per_second'] / 1e6:,.2f} M events/s)"
+    )
+
+
+def speed_up(sim_seconds: float, wall_seconds: float) -> str:
+    """How many times faster than real time, e.g. `12.5x`."""
+    if wall_seconds <= 0:
+        return "inf x"
+    return f"{sim_seconds / wall_seconds:,.1f}x"

@@ -1,0 +1,73 @@
+"""Bad scenarios, traces and overrides: exit 2, one line on stderr naming the file and the
+field, no traceback; `ScenarioError` from the API. These need the simulation core."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from helpers import SCENARIOS, assert_bad_input
+
+import mmtcp
+
+pytestmark = pytest.mark.core
+
+BAD = SCENARIOS / "bad"
+
+
+@pytest.fixture(params=["run", "validate"])
+def command(request) -> str:
+    return request.param
+
+
+def test_unknown_key(cli, command, tmp_path):
+    proc = cli(command, BAD / "unknown-key.toml", cwd=tmp_path)
+    assert_bad_input(proc, "unknown-key.toml", "bogus")
+
+
+def test_negative_rate(cli, command, tmp_path):
+    proc = cli(command, BAD / "negative-rate.toml", cwd=tmp_path)
+    assert_bad_input(proc, "negative-rate.toml", "link[0].rate", "-5Gbps")
+
+
+def test_link_to_a_missing_node(cli, command, tmp_path):
+    proc = cli(command, BAD / "missing-node.toml", cwd=tmp_path)
+    assert_bad_input(proc, "missing-node.toml", "atlantis")
+
+
+def test_malformed_trace(cli, command, tmp_path):
+    proc = cli(command, BAD / "malformed-trace.toml", cwd=tmp_path)
+    line = assert_bad_input(proc, "malformed.csv")
+    assert re.search(r"\bline 4\b", line), line
+
+
+def test_unknown_override_path(cli, command, tmp_path):
+    proc = cli(command, SCENARIOS / "small.toml", "--set", "link.0.wibble=3", cwd=tmp_path)
+    assert_bad_input(proc, "small.toml", "wibble")
+
+
+def test_bad_override_value(cli, command, tmp_path):
+    proc = cli(command, SCENARIOS / "small.toml", "--set", "link.0.rate=-5Gbps", cwd=tmp_path)
+    assert_bad_input(proc, "small.toml", "rate", "-5Gbps")
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("unknown-key", "bogus"),
+        ("negative-rate", "link[0].rate"),
+        ("missing-node", "atlantis"),
+        ("malformed-trace", "malformed.csv"),
+    ],
+)
+def test_api_raises_scenario_error(name, fragment):
+    with pytest.raises(mmtcp.ScenarioError, match=re.escape(fragment)) as error:
+        mmtcp.run(BAD / f"{name}.toml")
+    assert "\n" not in str(error.value)
+    with pytest.raises(ValueError, match=re.escape(fragment)):  # a ScenarioError is a ValueError
+        mmtcp.validate(BAD / f"{name}.toml")
+
+
+def test_dict_scenario_errors_name_the_dict():
+    with pytest.raises(mmtcp.ScenarioError, match="<dict>"):
+        mmtcp.validate({"simulation": {"duration": "1s", "bogus": 1}})

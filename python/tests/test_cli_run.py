@@ -1,0 +1,110 @@
+"""`mmtcp run`, `plot`, `validate` and `bench` end to end, as a user runs them. These need the
+simulation core."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import SCENARIOS
+
+pytestmark = pytest.mark.core
+
+SMALL = SCENARIOS / "small.toml"
+RESULT_FILES = ["summary.json", "timeseries.parquet", "scenario.resolved.toml"]
+PLOTS = ["cwnd.png", "goodput.png", "queues.png", "rtt.png"]
+LONG = "simulation.duration=100000s"
+
+
+def test_run_writes_results_plots_and_a_table(cli, tmp_path):
+    out = tmp_path / "small"
+    proc = cli("run", SMALL, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    for name in RESULT_FILES:
+        assert (out / name).is_file(), name
+    assert sorted(p.name for p in (out / "plots").iterdir()) == PLOTS
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["seed"] == 1
+    table = proc.stdout
+    for word in ("bulk", "fetch", "core", "radio", "goodput Mbit/s", "RTT p99 ms", "events"):
+        assert word in table
+    assert proc.stderr == ""
+
+
+def test_run_defaults_to_out_slash_stem(cli, tmp_path):
+    proc = cli("run", SMALL, "--no-plots", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert (tmp_path / "out" / "small" / "summary.json").is_file()
+    assert not (tmp_path / "out" / "small" / "plots").exists()
+
+
+def test_plot_regenerates_the_plots(cli, tmp_path):
+    assert cli("run", SMALL, "--out", tmp_path, "--no-plots").returncode == 0
+    proc = cli("plot", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == PLOTS
+
+
+def test_seed_and_set_reach_the_summary(cli, tmp_path):
+    proc = cli("run", SMALL, "--seed", "5", "--set", "simulation.duration=1s", "--out", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["seed"] == 5
+    assert summary["sim_seconds"] == pytest.approx(1.0)
+
+
+def test_validate_prints_ok(cli):
+    proc = cli("validate", SMALL)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"ok: {SMALL}\n"
+
+
+def test_validate_print_round_trips(cli, tmp_path):
+    first = cli("validate", SMALL, "--set", "link.0.delay=7ms", "--print")
+    assert first.returncode == 0, first.stderr
+    resolved = tmp_path / "resolved.toml"
+    resolved.write_text(first.stdout)
+    second = cli("validate", resolved, "--print")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout
+
+
+def test_resolved_scenario_reruns_to_the_same_result(cli, tmp_path):
+    first = cli("run", SCENARIOS / "lossy.toml", "--seed", "3", "--out", tmp_path / "a")
+    assert first.returncode == 0, first.stderr
+    rerun = cli("run", tmp_path / "a" / "scenario.resolved.toml", "--out", tmp_path / "b")
+    assert rerun.returncode == 0, rerun.stderr
+    a = json.loads((tmp_path / "a" / "summary.json").read_text())
+    b = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert a["seed"] == b["seed"] == 3
+    assert a["flows"] == b["flows"]
+
+
+def test_ctrl_c_stops_the_run_with_exit_130(tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mmtcp", "run", SMALL, "--set", LONG, "--out", tmp_path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    _, stderr = proc.communicate(timeout=30)
+    assert time.monotonic() - started < 5
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == "mmtcp: interrupted"
+
+
+def test_bench_runs_each_scenario_and_the_engine(cli):
+    proc = cli("bench", "--dir", SCENARIOS / "bench", "--engine-events", "100000")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[0] == "scenario"
+    assert lines[1].split()[0] == "tiny"
+    assert "engine: 100,000 events" in proc.stdout
