@@ -105,7 +105,9 @@ def cwnd_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
     axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     time = ts["time_s"]
     for ax, (name, lines) in zip(axes, panels, strict=True):
-        scale, unit = _byte_unit(max(np.nanmax(ts[column], initial=0.0) for _, column in lines))
+        # pandas' max skips NaN (ssthresh is NaN until the first loss) without warning.
+        peak = max(float(np.nan_to_num(ts[column].max())) for _, column in lines)
+        scale, unit = _byte_unit(peak)
         for (label, style), column in lines:
             ax.plot(time, ts[column] / scale, label=label, linestyle=style, linewidth=1.2)
         _finish(ax, title=f"Flow {name}: window and bytes in flight", ylabel=f"size ({unit})")
