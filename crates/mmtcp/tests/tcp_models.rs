@@ -41,6 +41,7 @@ fn cubic_fills_a_1gbps_bottleneck_with_one_bdp_of_buffer() {
     // BDP = 1 Gbit/s × 20 ms = 2.5 MB.
     let out = run_toml(&chain("1Gbps", "2.5MB", "cubic", "20s"));
     let goodput = f64_of(&flow(&out)["goodput_bps"]);
+    eprintln!("CUBIC over 1 Gbit/s: {:.1} Mbit/s", goodput / 1e6);
     assert!(goodput >= 0.93e9, "CUBIC goodput {:.1} Mbit/s < 93 % of 1 Gbit/s", goodput / 1e6);
 }
 
@@ -48,6 +49,7 @@ fn cubic_fills_a_1gbps_bottleneck_with_one_bdp_of_buffer() {
 fn newreno_fills_a_1gbps_bottleneck_with_one_bdp_of_buffer() {
     let out = run_toml(&chain("1Gbps", "2.5MB", "newreno", "20s"));
     let goodput = f64_of(&flow(&out)["goodput_bps"]);
+    eprintln!("NewReno over 1 Gbit/s: {:.1} Mbit/s", goodput / 1e6);
     assert!(goodput >= 0.85e9, "NewReno goodput {:.1} Mbit/s < 85 % of 1 Gbit/s", goodput / 1e6);
 }
 
@@ -91,6 +93,11 @@ transport = {{ cc = "newreno", sack = true, delayed_ack = false, send_buffer = "
         let rtt = 0.040;
         let mathis = mss_bits / rtt * (3.0 / (2.0 * p)).sqrt();
         let ratio = goodput / mathis;
+        eprintln!(
+            "p = {p}: {:.2} Mbit/s, Mathis {:.2} Mbit/s, ratio {ratio:.2}",
+            goodput / 1e6,
+            mathis / 1e6
+        );
         assert!(
             (0.7..=1.3).contains(&ratio),
             "p = {p}: goodput {:.2} Mbit/s vs Mathis {:.2} Mbit/s (ratio {ratio:.2})",
@@ -149,9 +156,15 @@ fn cubic_collapses_under_blockage_but_not_on_the_mean_capacity() {
         goodput / 1e6
     );
     let rtos = flow(&blocked)["rto_count"].as_u64().unwrap();
+    eprintln!(
+        "blockage: {:.1} Mbit/s of {:.1} mean capacity, {rtos} RTOs",
+        goodput / 1e6,
+        mean_capacity / 1e6
+    );
     assert!(rtos >= 1, "no retransmission timeout during 1 s outages");
 
     let constant = run_toml(&radio(r#"{ kind = "constant", rate = "500Mbps" }"#));
     let goodput = f64_of(&flow(&constant)["goodput_bps"]);
+    eprintln!("constant 0.5 Gbit/s: {:.1} Mbit/s", goodput / 1e6);
     assert!(goodput >= 0.9 * 0.5e9, "goodput {:.1} Mbit/s < 90 % of a constant 0.5 Gbit/s", goodput / 1e6);
 }

@@ -27,7 +27,7 @@ pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
 use crate::net::{PacketArena, PacketId};
-use crate::sim::SimTime;
+use crate::sim::{Fired, SimTime, Timer};
 
 /// Which timer of a flow fired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +64,19 @@ impl TcpCtx<'_> {
     fn arm(&mut self, at: Option<SimTime>, timer: TcpTimer) {
         if let Some(at) = at {
             self.timers.push((at, timer));
+        }
+    }
+
+    /// Handles an event of `timer`: true when its deadline has passed and the endpoint must act;
+    /// re-arms it when the deadline moved later.
+    fn expired(&mut self, timer: &mut Timer, kind: TcpTimer) -> bool {
+        match timer.fire(self.now) {
+            Fired::Expired => true,
+            Fired::Rearm(at) => {
+                self.timers.push((at, kind));
+                false
+            }
+            Fired::Nothing => false,
         }
     }
 }

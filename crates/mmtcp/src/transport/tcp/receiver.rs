@@ -24,7 +24,7 @@ const RECENT: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Handshake {
     Closed,
-    SynSent { retransmitted: bool },
+    SynSent,
     Established,
 }
 
@@ -61,6 +61,7 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delayed_ack_timeout: Duration,
     initial_rto: Duration,
+    /// SYN retransmissions so far; the SYN timer doubles with each (RFC 6298 §5.5).
     syn_backoff: u32,
     rcv_nxt: u64,
     /// Out-of-order data above `rcv_nxt`.
@@ -117,7 +118,7 @@ impl TcpReceiver {
     /// The flow starts: a receiver that opens the connection sends its SYN.
     pub fn open(&mut self, ctx: &mut TcpCtx) {
         if self.opener == Opener::Receiver && self.hs == Handshake::Closed {
-            self.hs = Handshake::SynSent { retransmitted: false };
+            self.hs = Handshake::SynSent;
             self.stats.syn_sent_at = Some(ctx.now);
             self.send(ctx, TcpFlags::SYN);
             let at = self.syn_timer.set(ctx.now + self.initial_rto);
@@ -131,7 +132,7 @@ impl TcpReceiver {
         if flags.contains(TcpFlags::SYN_ACK) {
             // Our SYN was answered (or our handshake ACK was lost and the SYN-ACK repeated):
             // (re)send the ACK that completes the handshake.
-            if matches!(self.hs, Handshake::SynSent { .. }) {
+            if self.hs == Handshake::SynSent {
                 self.hs = Handshake::Established;
                 self.syn_timer.cancel();
             }
@@ -240,26 +241,20 @@ impl TcpReceiver {
     /// A timer of this receiver fired.
     pub fn on_timer(&mut self, ctx: &mut TcpCtx, timer: TcpTimer) {
         match timer {
-            TcpTimer::ReceiverDelayedAck => match self.delack_timer.fire(ctx.now) {
-                crate::sim::Fired::Expired => self.send_ack(ctx),
-                crate::sim::Fired::Rearm(at) => ctx.timers.push((at, timer)),
-                crate::sim::Fired::Nothing => {}
-            },
-            TcpTimer::ReceiverSyn => match self.syn_timer.fire(ctx.now) {
-                crate::sim::Fired::Expired => {
-                    if let Handshake::SynSent { .. } = self.hs {
-                        self.hs = Handshake::SynSent { retransmitted: true };
-                        self.syn_backoff += 1;
-                        self.send(ctx, TcpFlags::SYN);
-                        let at = self
-                            .syn_timer
-                            .set(ctx.now + self.initial_rto.saturating_mul(1 << self.syn_backoff.min(6)));
-                        ctx.arm(at, timer);
-                    }
+            TcpTimer::ReceiverDelayedAck => {
+                if ctx.expired(&mut self.delack_timer, timer) {
+                    self.send_ack(ctx);
                 }
-                crate::sim::Fired::Rearm(at) => ctx.timers.push((at, timer)),
-                crate::sim::Fired::Nothing => {}
-            },
+            }
+            TcpTimer::ReceiverSyn => {
+                if ctx.expired(&mut self.syn_timer, timer) && self.hs == Handshake::SynSent {
+                    self.syn_backoff += 1;
+                    self.send(ctx, TcpFlags::SYN);
+                    let backoff = self.initial_rto.saturating_mul(1 << self.syn_backoff.min(6));
+                    let at = self.syn_timer.set(ctx.now + backoff);
+                    ctx.arm(at, timer);
+                }
+            }
             TcpTimer::SenderRto => unreachable!("sender timer routed to the receiver"),
         }
     }
@@ -301,5 +296,149 @@ impl TcpReceiver {
         };
         let id = ctx.packets.alloc(pkt);
         ctx.out.push(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{PacketArena, PacketId};
+
+    const MSS: u32 = 1000;
+
+    struct Harness {
+        rx: TcpReceiver,
+        packets: PacketArena,
+        out: Vec<PacketId>,
+        timers: Vec<(SimTime, TcpTimer)>,
+        now: SimTime,
+    }
+
+    impl Harness {
+        fn new(delayed_ack: bool, receive_buffer: u64) -> Harness {
+            let cfg = TcpConfig {
+                mss: crate::units::Bytes(MSS as u64),
+                delayed_ack,
+                receive_buffer: crate::units::Bytes(receive_buffer),
+                ..TcpConfig::default()
+            };
+            Harness {
+                rx: TcpReceiver::new(FlowId(0), NodeId(1), NodeId(0), Opener::Sender, &cfg),
+                packets: PacketArena::with_capacity(16),
+                out: Vec::new(),
+                timers: Vec::new(),
+                now: SimTime::ZERO,
+            }
+        }
+
+        /// Delivers data segment `k` (bytes k·MSS .. (k+1)·MSS); returns the ACKs sent.
+        fn segment(&mut self, k: u64) -> Vec<TcpHeader> {
+            let pkt = Packet {
+                flow: FlowId(0),
+                src: NodeId(0),
+                dst: NodeId(1),
+                to: Side::Receiver,
+                size: MSS + TCP_IP_HEADER_BYTES,
+                tcp: TcpHeader { seq: k * MSS as u64, len: MSS, flags: TcpFlags::ACK, ..Default::default() },
+                sent_at: self.now,
+                first_sent_at: self.now,
+            };
+            let mut ctx = TcpCtx {
+                now: self.now,
+                packets: &mut self.packets,
+                out: &mut self.out,
+                timers: &mut self.timers,
+            };
+            self.rx.on_packet(&mut ctx, &pkt);
+            self.out.drain(..).map(|id| self.packets.get(id).tcp).collect()
+        }
+    }
+
+    fn r(a: u64, b: u64) -> SeqRange {
+        SeqRange::new(a * MSS as u64, b * MSS as u64)
+    }
+
+    #[test]
+    fn test_established_delayed_ack_every_second_segment() {
+        let mut h = Harness::new(true, 1 << 20);
+        assert!(h.segment(0).is_empty(), "first segment waits for the second");
+        assert_eq!(h.timers.len(), 1, "delayed-ACK timer armed");
+        let acks = h.segment(1);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].ack, 2 * MSS as u64);
+        assert_eq!(h.rx.stats.bytes_delivered, 2 * MSS as u64);
+    }
+
+    #[test]
+    fn test_established_delayed_ack_timer_acks_a_lone_segment() {
+        let mut h = Harness::new(true, 1 << 20);
+        h.segment(0);
+        let (at, kind) = h.timers.pop().unwrap();
+        h.now = at;
+        let mut ctx = TcpCtx { now: at, packets: &mut h.packets, out: &mut h.out, timers: &mut h.timers };
+        h.rx.on_timer(&mut ctx, kind);
+        assert_eq!(h.out.len(), 1);
+        assert_eq!(h.packets.get(h.out[0]).tcp.ack, MSS as u64);
+    }
+
+    #[test]
+    fn test_established_out_of_order_is_acked_at_once_with_sack() {
+        let mut h = Harness::new(true, 1 << 20);
+        h.segment(0);
+        h.segment(1);
+        let acks = h.segment(3);
+        assert_eq!(acks.len(), 1, "immediate ACK");
+        assert_eq!(acks[0].ack, 2 * MSS as u64);
+        assert_eq!(acks[0].sack.as_slice(), &[r(3, 4)]);
+        assert_eq!(acks[0].window, (1 << 20) - MSS as u64, "out-of-order data uses the buffer");
+    }
+
+    #[test]
+    fn test_established_sack_blocks_most_recent_first() {
+        let mut h = Harness::new(false, 1 << 20);
+        h.segment(2);
+        h.segment(6);
+        let acks = h.segment(4);
+        assert_eq!(acks[0].sack.as_slice(), &[r(4, 5), r(6, 7), r(2, 3)]);
+        // Growing an older block moves it to the front.
+        let acks = h.segment(7);
+        assert_eq!(acks[0].sack.as_slice(), &[r(6, 8), r(4, 5), r(2, 3)]);
+    }
+
+    #[test]
+    fn test_established_hole_fill_delivers_everything_and_acks_at_once() {
+        let mut h = Harness::new(true, 1 << 20);
+        h.segment(1);
+        h.segment(2);
+        let acks = h.segment(0);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].ack, 3 * MSS as u64);
+        assert!(acks[0].sack.is_empty());
+        assert_eq!(h.rx.stats.bytes_delivered, 3 * MSS as u64);
+        assert_eq!(h.rx.stats.segments_delivered, 3);
+        assert_eq!(h.rx.buffered(), 0);
+    }
+
+    #[test]
+    fn test_established_duplicate_counts_and_acks() {
+        let mut h = Harness::new(true, 1 << 20);
+        h.segment(0);
+        h.segment(1);
+        let acks = h.segment(0);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(h.rx.stats.duplicate_segments, 1);
+        assert_eq!(h.rx.stats.segments_arrived, 3);
+        assert_eq!(h.rx.stats.segments_delivered, 2);
+    }
+
+    #[test]
+    fn test_established_data_beyond_the_buffer_is_dropped() {
+        let mut h = Harness::new(false, 4 * MSS as u64);
+        let acks = h.segment(4); // bytes 4000..5000 with rcv_nxt 0 and a 4000-byte buffer
+        assert_eq!(h.rx.stats.buffer_drops, 1);
+        assert_eq!(acks[0].ack, 0);
+        assert!(acks[0].sack.is_empty());
+        h.segment(3);
+        assert_eq!(h.rx.buffered(), MSS as u64);
     }
 }

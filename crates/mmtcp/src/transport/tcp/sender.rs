@@ -30,11 +30,9 @@ use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
 enum Handshake {
     /// Waiting for the flow to start (or, as passive end, for a SYN).
     Closed,
-    SynSent {
-        sent_at: SimTime,
-        retransmitted: bool,
-    },
-    SynAckSent {
+    /// Our SYN (active open) or SYN-ACK (passive open) is out, first sent at `sent_at`.
+    Opening {
+        sent: TcpFlags,
         sent_at: SimTime,
         retransmitted: bool,
     },
@@ -93,6 +91,10 @@ pub struct TcpSender {
     dupacks: u32,
     /// Whether the last transmission attempt stopped because of the congestion window.
     cwnd_limited: bool,
+    /// The next retransmission goes out whatever the window: the fast retransmit on entering
+    /// recovery (RFC 6675 §5 step 4.3, RFC 5681 §3.2 step 4) and the retransmission on a NewReno
+    /// partial ACK (RFC 6582 §3.2 step 5).
+    force_retransmit: bool,
     pub stats: SenderStats,
 }
 
@@ -118,6 +120,7 @@ impl TcpSender {
             rto_timer: Timer::default(),
             dupacks: 0,
             cwnd_limited: false,
+            force_retransmit: false,
             stats: SenderStats::default(),
         }
     }
@@ -161,10 +164,7 @@ impl TcpSender {
     /// The flow starts: an active opener sends its SYN.
     pub fn open(&mut self, ctx: &mut TcpCtx) {
         if self.opener == Opener::Sender && self.hs == Handshake::Closed {
-            self.hs = Handshake::SynSent { sent_at: ctx.now, retransmitted: false };
-            self.send_control(ctx, TcpFlags::SYN);
-            let at = self.rto_timer.set(ctx.now + self.rtt.rto());
-            ctx.arm(at, TcpTimer::SenderRto);
+            self.send_handshake(ctx, TcpFlags::SYN);
         }
     }
 
@@ -178,28 +178,34 @@ impl TcpSender {
     /// A packet addressed to this sender arrived.
     pub fn on_packet(&mut self, ctx: &mut TcpCtx, pkt: &Packet) {
         let flags = pkt.tcp.flags;
+        let syn = flags.contains(TcpFlags::SYN) && !flags.contains(TcpFlags::ACK);
         match self.hs {
-            Handshake::Closed if flags.contains(TcpFlags::SYN) && !flags.contains(TcpFlags::ACK) => {
-                self.hs = Handshake::SynAckSent { sent_at: ctx.now, retransmitted: false };
-                self.send_control(ctx, TcpFlags::SYN_ACK);
-                let at = self.rto_timer.set(ctx.now + self.rtt.rto());
-                ctx.arm(at, TcpTimer::SenderRto);
+            Handshake::Closed if syn => self.send_handshake(ctx, TcpFlags::SYN_ACK),
+            // Our SYN-ACK was lost and the receiver retried.
+            Handshake::Opening { sent: TcpFlags::SYN_ACK, .. } if syn => {
+                self.send_control(ctx, TcpFlags::SYN_ACK)
             }
-            Handshake::SynAckSent { .. }
-                if flags.contains(TcpFlags::SYN) && !flags.contains(TcpFlags::ACK) =>
+            Handshake::Opening { sent: TcpFlags::SYN, sent_at, retransmitted }
+                if flags.contains(TcpFlags::SYN_ACK) =>
             {
-                // Our SYN-ACK was lost and the receiver retried.
-                self.send_control(ctx, TcpFlags::SYN_ACK);
+                self.establish(ctx, sent_at, retransmitted)
             }
-            Handshake::SynSent { sent_at, retransmitted } if flags.contains(TcpFlags::SYN_ACK) => {
-                self.establish(ctx, sent_at, retransmitted);
-            }
-            Handshake::SynAckSent { sent_at, retransmitted } if !flags.contains(TcpFlags::SYN) => {
-                self.establish(ctx, sent_at, retransmitted);
+            Handshake::Opening { sent: TcpFlags::SYN_ACK, sent_at, retransmitted }
+                if !flags.contains(TcpFlags::SYN) =>
+            {
+                self.establish(ctx, sent_at, retransmitted)
             }
             Handshake::Established if !flags.contains(TcpFlags::SYN) => self.on_ack(ctx, pkt),
             _ => {}
         }
+    }
+
+    /// Sends our SYN or SYN-ACK and arms the timer that repeats it.
+    fn send_handshake(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
+        self.hs = Handshake::Opening { sent: flags, sent_at: ctx.now, retransmitted: false };
+        self.send_control(ctx, flags);
+        let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+        ctx.arm(at, TcpTimer::SenderRto);
     }
 
     fn establish(&mut self, ctx: &mut TcpCtx, sent_at: SimTime, retransmitted: bool) {
@@ -215,23 +221,15 @@ impl TcpSender {
 
     /// A timer of this sender fired.
     pub fn on_timer(&mut self, ctx: &mut TcpCtx) {
-        match self.rto_timer.fire(ctx.now) {
-            crate::sim::Fired::Expired => {}
-            crate::sim::Fired::Rearm(at) => return ctx.timers.push((at, TcpTimer::SenderRto)),
-            crate::sim::Fired::Nothing => return,
+        if !ctx.expired(&mut self.rto_timer, TcpTimer::SenderRto) {
+            return;
         }
         match self.hs {
-            Handshake::SynSent { sent_at, .. } => {
-                self.hs = Handshake::SynSent { sent_at, retransmitted: true };
+            Handshake::Opening { sent, sent_at, .. } => {
+                // RFC 6298 §5.5: back off, and repeat the SYN or SYN-ACK.
+                self.hs = Handshake::Opening { sent, sent_at, retransmitted: true };
                 self.rtt.back_off();
-                self.send_control(ctx, TcpFlags::SYN);
-                let at = self.rto_timer.set(ctx.now + self.rtt.rto());
-                ctx.arm(at, TcpTimer::SenderRto);
-            }
-            Handshake::SynAckSent { sent_at, .. } => {
-                self.hs = Handshake::SynAckSent { sent_at, retransmitted: true };
-                self.rtt.back_off();
-                self.send_control(ctx, TcpFlags::SYN_ACK);
+                self.send_control(ctx, sent);
                 let at = self.rto_timer.set(ctx.now + self.rtt.rto());
                 ctx.arm(at, TcpTimer::SenderRto);
             }
@@ -294,7 +292,10 @@ impl TcpSender {
                 let lost = if self.sack { self.sb.head_is_lost() } else { false };
                 if self.dupacks >= self.dupthresh || lost {
                     self.enter_recovery(ctx.now);
-                } else if acked.bytes > 0 {
+                } else if advanced {
+                    // RFC 5681 §3.1: the window grows on ACKs of new data (and, as in Linux,
+                    // by everything that ACK newly acknowledged, SACKed bytes included); a
+                    // duplicate ACK does not raise it.
                     self.grow(ctx.now, acked.bytes, was_cwnd_limited);
                 }
             }
@@ -308,6 +309,7 @@ impl TcpSender {
                     // RFC 6582 §3.2 step 5: a partial ACK; the next hole is lost.
                     let head_end = self.sb.head().map(|s| s.end()).unwrap_or(ack);
                     self.sb.mark_lost_below(head_end);
+                    self.force_retransmit = true;
                 }
             }
             CaState::Loss { point } => {
@@ -315,7 +317,7 @@ impl TcpSender {
                     self.ca = CaState::Open;
                     self.dupacks = 0;
                 }
-                if acked.bytes > 0 {
+                if advanced {
                     self.grow(ctx.now, acked.bytes, was_cwnd_limited);
                 }
             }
@@ -348,6 +350,7 @@ impl TcpSender {
         self.cc.on_congestion_event(now, self.sb.outstanding());
         let head_end = self.sb.head().map(|s| s.end()).unwrap_or(self.sb.una());
         self.sb.mark_lost_below(head_end);
+        self.force_retransmit = true;
     }
 
     /// RFC 6298 §5.4–5.6 and RFC 5681 §3.1: retransmit from the first unacknowledged segment
@@ -383,10 +386,11 @@ impl TcpSender {
             let pipe = self.sb.pipe();
             if let Some(seq) = self.sb.next_retransmission() {
                 let len = self.sb.get(seq).map_or(0, |s| s.len) as u64;
-                if pipe + len > cwnd {
+                if pipe + len > cwnd && !self.force_retransmit {
                     self.cwnd_limited = true;
                     break;
                 }
+                self.force_retransmit = false;
                 let seg = self.sb.retransmit(seq, ctx.now);
                 self.stats.retransmitted_segments += 1;
                 self.emit_data(ctx, seg.start, seg.len, seg.first_sent_at);
@@ -448,5 +452,233 @@ impl TcpSender {
         };
         let id = ctx.packets.alloc(pkt);
         ctx.out.push(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{PacketArena, PacketId, SackBlocks, SeqRange};
+    use crate::transport::cc::CcKind;
+    use crate::units::Bytes;
+
+    const MSS: u64 = 1000;
+
+    struct Harness {
+        tx: TcpSender,
+        packets: PacketArena,
+        out: Vec<PacketId>,
+        timers: Vec<(SimTime, TcpTimer)>,
+        now: SimTime,
+    }
+
+    impl Harness {
+        /// An established NewReno sender with 10 segments of initial window and `app` bytes
+        /// written.
+        fn established(sack: bool, app: u64) -> Harness {
+            let cfg = TcpConfig { cc: CcKind::NewReno, mss: Bytes(MSS), sack, ..TcpConfig::default() };
+            let mut h = Harness {
+                tx: TcpSender::new(FlowId(0), NodeId(0), NodeId(1), Opener::Sender, &cfg),
+                packets: PacketArena::with_capacity(64),
+                out: Vec::new(),
+                timers: Vec::new(),
+                now: SimTime::ZERO,
+            };
+            h.call(|tx, ctx| tx.open(ctx));
+            assert_eq!(h.sent(), vec![(0, 0)], "a SYN");
+            h.now = SimTime::ZERO + Duration::from_millis(100);
+            h.reply(TcpHeader { flags: TcpFlags::SYN_ACK, ..Default::default() });
+            h.call(|tx, ctx| tx.write(ctx, app));
+            h
+        }
+
+        fn call(&mut self, f: impl FnOnce(&mut TcpSender, &mut TcpCtx)) {
+            let mut ctx = TcpCtx {
+                now: self.now,
+                packets: &mut self.packets,
+                out: &mut self.out,
+                timers: &mut self.timers,
+            };
+            f(&mut self.tx, &mut ctx);
+        }
+
+        fn reply(&mut self, tcp: TcpHeader) {
+            let pkt = Packet {
+                flow: FlowId(0),
+                src: NodeId(1),
+                dst: NodeId(0),
+                to: Side::Sender,
+                size: TCP_IP_HEADER_BYTES,
+                tcp,
+                sent_at: self.now,
+                first_sent_at: self.now,
+            };
+            self.call(|tx, ctx| tx.on_packet(ctx, &pkt));
+        }
+
+        /// An ACK for `ack` segments with SACK blocks given in segments.
+        fn ack(&mut self, ack: u64, sack: &[(u64, u64)]) {
+            let mut blocks = SackBlocks::default();
+            for &(a, b) in sack {
+                blocks.push(SeqRange::new(a * MSS, b * MSS));
+            }
+            self.reply(TcpHeader {
+                ack: ack * MSS,
+                window: 1 << 30,
+                flags: TcpFlags::ACK,
+                sack: blocks,
+                ..Default::default()
+            });
+        }
+
+        /// (first segment, length in segments) of every packet emitted since the last call.
+        fn sent(&mut self) -> Vec<(u64, u64)> {
+            let sent = self
+                .out
+                .drain(..)
+                .map(|id| self.packets.get(id).tcp)
+                .map(|t| (t.seq / MSS, t.len as u64 / MSS))
+                .collect();
+            sent
+        }
+
+        fn segments_sent(&mut self) -> Vec<u64> {
+            self.sent().into_iter().map(|(s, _)| s).collect()
+        }
+    }
+
+    #[test]
+    fn test_syn_sent_synack_establishes_and_sends_the_initial_window() {
+        let mut h = Harness::established(true, 100 * MSS);
+        assert!(h.tx.is_established());
+        assert_eq!(h.tx.srtt(), Some(Duration::from_millis(100)), "handshake RTT sample");
+        assert_eq!(h.segments_sent(), (0..10).collect::<Vec<_>>());
+        assert_eq!(h.tx.pipe(), 10 * MSS);
+    }
+
+    #[test]
+    fn test_syn_sent_timeout_repeats_the_syn_with_back_off() {
+        let cfg = TcpConfig::default();
+        let mut h = Harness {
+            tx: TcpSender::new(FlowId(0), NodeId(0), NodeId(1), Opener::Sender, &cfg),
+            packets: PacketArena::with_capacity(8),
+            out: Vec::new(),
+            timers: Vec::new(),
+            now: SimTime::ZERO,
+        };
+        h.call(|tx, ctx| tx.open(ctx));
+        let (at, _) = h.timers.pop().unwrap();
+        assert_eq!(at, SimTime::ZERO + Duration::from_secs(1));
+        h.now = at;
+        h.out.clear();
+        h.call(|tx, ctx| tx.on_timer(ctx));
+        assert_eq!(h.packets.get(h.out[0]).tcp.flags, TcpFlags::SYN);
+        assert_eq!(h.timers.pop().unwrap().0, at + Duration::from_secs(2));
+    }
+
+    #[test]
+    fn test_open_new_ack_slides_the_window() {
+        let mut h = Harness::established(true, 100 * MSS);
+        h.sent();
+        h.ack(2, &[]);
+        // Slow start: +2 MSS of window for 2 MSS acknowledged, plus the 2 that left.
+        assert_eq!(h.segments_sent(), vec![10, 11, 12, 13]);
+    }
+
+    #[test]
+    fn test_open_receive_window_limits_new_data() {
+        let mut h = Harness::established(true, 100 * MSS);
+        h.sent();
+        h.reply(TcpHeader { ack: 2 * MSS, window: 9 * MSS, flags: TcpFlags::ACK, ..Default::default() });
+        // Window 9 from 2: up to segment 10 only.
+        assert_eq!(h.segments_sent(), vec![10]);
+    }
+
+    #[test]
+    fn test_open_three_dupacks_without_sack_fast_retransmit() {
+        let mut h = Harness::established(false, 100 * MSS);
+        h.sent();
+        h.ack(1, &[]); // segment 0 arrives; 1 is lost
+        assert_eq!(h.segments_sent(), vec![10, 11], "slow start: one acknowledged, two sent");
+        h.ack(1, &[]);
+        h.ack(1, &[]);
+        assert_eq!(h.tx.ca_state(), CaState::Open);
+        assert_eq!(h.segments_sent(), vec![12, 13], "limited transmit (RFC 3042)");
+        h.ack(1, &[]);
+        assert_eq!(h.tx.ca_state(), CaState::Recovery { point: 14 * MSS });
+        assert_eq!(h.segments_sent(), vec![1], "the lost segment, and nothing else yet");
+        assert_eq!(h.tx.stats.retransmitted_segments, 1);
+        // ssthresh = FlightSize / 2 = 13 / 2 segments.
+        assert_eq!(h.tx.ssthresh(), 13 * MSS / 2);
+    }
+
+    #[test]
+    fn test_recovery_partial_ack_without_sack_retransmits_the_next_hole() {
+        let mut h = Harness::established(false, 100 * MSS);
+        h.sent();
+        // Segments 1 and 3 are lost. The receiver acknowledges 0, then repeats ACK 1 for each of
+        // 2 and 4..=13 (10..=13 were sent by slow start and limited transmit).
+        h.ack(1, &[]);
+        for _ in [2, 4, 5] {
+            h.ack(1, &[]);
+        }
+        assert!(matches!(h.tx.ca_state(), CaState::Recovery { .. }));
+        for _ in 6..=13 {
+            h.ack(1, &[]);
+        }
+        h.sent();
+        // The retransmission of 1 arrives: a partial ACK up to the hole at 3, which is sent at once.
+        h.ack(3, &[]);
+        assert!(matches!(h.tx.ca_state(), CaState::Recovery { .. }));
+        assert_eq!(h.segments_sent().first(), Some(&3));
+        assert_eq!(h.tx.stats.retransmitted_segments, 2);
+    }
+
+    #[test]
+    fn test_open_sack_marks_hole_lost_after_three_segments_above() {
+        let mut h = Harness::established(true, 100 * MSS);
+        h.sent();
+        h.ack(0, &[(1, 2)]);
+        h.ack(0, &[(1, 3)]);
+        assert_eq!(h.tx.ca_state(), CaState::Open);
+        assert_eq!(h.segments_sent(), vec![10, 11], "each SACKed segment lets one new one out");
+        h.ack(0, &[(1, 4)]);
+        assert_eq!(h.tx.ca_state(), CaState::Recovery { point: 12 * MSS });
+        assert_eq!(h.segments_sent().first(), Some(&0));
+        // Recovery ends with the ACK that covers the recovery point.
+        h.ack(12, &[]);
+        assert_eq!(h.tx.ca_state(), CaState::Open);
+        assert_eq!(h.tx.stats.fast_recoveries, 1);
+    }
+
+    #[test]
+    fn test_established_rto_retransmits_the_head_from_one_segment() {
+        let mut h = Harness::established(true, 100 * MSS);
+        h.sent();
+        let (at, _) = *h.timers.last().unwrap();
+        h.now = at;
+        h.call(|tx, ctx| tx.on_timer(ctx));
+        assert_eq!(h.tx.stats.rto_count, 1);
+        assert_eq!(h.tx.cwnd(), MSS);
+        assert_eq!(h.segments_sent(), vec![0]);
+        assert!(matches!(h.tx.ca_state(), CaState::Loss { .. }));
+        // The next timeout is twice as far.
+        let (next, _) = *h.timers.last().unwrap();
+        assert_eq!(next - at, Duration::from_millis(600));
+    }
+
+    #[test]
+    fn test_established_all_acked_stops_the_timer_and_frees_the_buffer() {
+        let mut h = Harness::established(true, 5 * MSS);
+        h.sent();
+        let before = h.tx.buffer_space();
+        h.ack(5, &[]);
+        assert_eq!(h.tx.buffer_space(), before + 5 * MSS);
+        assert_eq!(h.tx.pipe(), 0);
+        let timers = h.timers.len();
+        h.now += Duration::from_secs(5);
+        h.call(|tx, ctx| tx.on_timer(ctx));
+        assert!(h.out.is_empty(), "a stopped timer retransmits nothing");
+        assert_eq!(h.timers.len(), timers);
     }
 }
