@@ -31,13 +31,14 @@ def run(
     seed: int | None = None,
     overrides: Sequence[tuple[str, str]] | None = None,
     progress: Callable[[float, float, int, float], bool | None] | None = None,
-) -> tuple[str, dict[str, npt.NDArray[np.float64]]]:
+) -> tuple[str, dict[str, npt.NDArray[np.float64]], str]:
     """Runs a scenario with the GIL released.
 
-    Returns the summary as JSON text and the time series as float64 arrays, in column order
-    (`time_s` first). `progress(sim_seconds, stop_seconds, events, wall_seconds)` is called about
-    ten times a wall-second; returning False stops the run with `SimulationError`, and a pending
-    signal stops it with that signal's exception (`KeyboardInterrupt` for Ctrl-C).
+    Returns the summary as JSON text, the time series as float64 arrays in column order
+    (`time_s` first), and the resolved scenario as TOML text.
+    `progress(sim_seconds, stop_seconds, events, wall_seconds)` is called about ten times a
+    wall-second; returning False stops the run with `SimulationError`, and a pending signal stops
+    it with that signal's exception (`KeyboardInterrupt` for Ctrl-C).
     """
 
 def validate(

@@ -110,8 +110,7 @@ def run(
     source, kind, where = _source(scenario_or_path)
     _check_seed(seed, where.get("name", source))
     pairs = override_pairs(overrides)
-    resolved = _core.validate(source, kind, **where, seed=seed, overrides=pairs)
-    summary, columns = _core.run(
+    summary, columns, resolved = _core.run(
         source, kind, **where, seed=seed, overrides=pairs, progress=progress
     )
     import pandas as pd

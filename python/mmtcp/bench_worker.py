@@ -22,7 +22,7 @@ _RSS_UNIT_BYTES = 1 if sys.platform == "darwin" else 1024
 
 def measure(scenario: str) -> dict[str, float | int | str]:
     """Runs `scenario` and returns its measurements."""
-    summary_json, _columns = _core.run(scenario, "path")
+    summary_json, _columns, _resolved = _core.run(scenario, "path")
     summary = json.loads(summary_json)
     flows = summary["flows"]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * _RSS_UNIT_BYTES

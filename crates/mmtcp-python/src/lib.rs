@@ -108,7 +108,7 @@ fn run<'py>(
     seed: Option<u64>,
     overrides: Option<Vec<(String, String)>>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(String, Bound<'py, PyDict>)> {
+) -> PyResult<(String, Bound<'py, PyDict>, String)> {
     if let Some(callback) = &progress {
         if !callback.bind(py).is_callable() {
             return Err(PyTypeError::new_err("progress must be callable or None"));
@@ -142,7 +142,7 @@ fn run<'py>(
     for column in output.columns {
         columns.set_item(column.name, PyArray1::from_vec(py, column.values))?;
     }
-    Ok((summary, columns))
+    Ok((summary, columns, output.resolved))
 }
 
 /// The body of the progress callback, run with the GIL held: signals first, then the user's

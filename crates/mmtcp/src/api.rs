@@ -53,6 +53,8 @@ pub struct RunOutput {
     pub summary: serde_json::Value,
     /// The time series; the first column is `time_s`.
     pub columns: Vec<Column>,
+    /// The scenario as run, every default filled in, as TOML (see [`validate`]).
+    pub resolved: String,
 }
 
 /// Why a run did not finish.
@@ -100,9 +102,12 @@ pub fn validate(source: &ScenarioSource, options: &RunOptions) -> Result<String,
         &loaded.base_dir,
         loaded.scenario.simulation.seed,
     )?;
-    toml::to_string_pretty(&loaded.scenario.with_absolute_trace_paths(&loaded.base_dir)).map_err(|e| {
-        InputError::new(loaded.file.clone(), "", format!("cannot print the resolved scenario: {e}"))
-    })
+    Ok(resolved_toml(&loaded))
+}
+
+fn resolved_toml(loaded: &scenario::Loaded) -> String {
+    toml::to_string_pretty(&loaded.scenario.with_absolute_trace_paths(&loaded.base_dir))
+        .expect("a scenario always serialises to TOML")
 }
 
 /// Runs a scenario to its stop time. `progress` is called about ten times a wall-second; when it
@@ -142,7 +147,7 @@ pub fn run(
         "scenario": resolved,
     });
     let columns = std::mem::take(&mut world.series).into_columns();
-    Ok(RunOutput { summary, columns })
+    Ok(RunOutput { summary, columns, resolved: resolved_toml(&loaded) })
 }
 
 /// The bare event engine with a realistic mix of timer and packet events: `events` events.

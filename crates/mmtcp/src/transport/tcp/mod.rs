@@ -26,7 +26,7 @@ pub use config::TcpConfig;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
-use crate::net::{PacketArena, PacketId};
+use crate::net::{FlowId, NodeId, Packet, PacketArena, PacketId, Side, TcpHeader, TCP_IP_HEADER_BYTES};
 use crate::sim::{Fired, SimTime, Timer};
 
 /// Which timer of a flow fired.
@@ -50,6 +50,14 @@ pub enum Opener {
     Receiver,
 }
 
+/// Where one end of a flow sits: the flow, its own node and the other end's node.
+#[derive(Clone, Copy, Debug)]
+pub struct Endpoint {
+    pub flow: FlowId,
+    pub local: NodeId,
+    pub remote: NodeId,
+}
+
 /// What a TCP endpoint needs from the engine while handling one event.
 pub struct TcpCtx<'a> {
     pub now: SimTime,
@@ -65,6 +73,23 @@ impl TcpCtx<'_> {
         if let Some(at) = at {
             self.timers.push((at, timer));
         }
+    }
+
+    /// Allocates a packet from `from` to the other end's side `to` and queues it for
+    /// transmission. Its size is the payload plus headers plus the SACK option.
+    fn emit(&mut self, from: Endpoint, to: Side, tcp: TcpHeader, first_sent_at: SimTime) {
+        let pkt = Packet {
+            flow: from.flow,
+            src: from.local,
+            dst: from.remote,
+            to,
+            size: TCP_IP_HEADER_BYTES + tcp.len + tcp.sack.option_bytes(),
+            tcp,
+            sent_at: self.now,
+            first_sent_at,
+        };
+        let id = self.packets.alloc(pkt);
+        self.out.push(id);
     }
 
     /// Handles an event of `timer`: true when its deadline has passed and the endpoint must act;

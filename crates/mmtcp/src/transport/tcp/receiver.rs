@@ -10,11 +10,9 @@
 //! `rcv_nxt + receive_buffer` is dropped.
 
 use super::intervals::IntervalSet;
-use super::{Opener, TcpConfig, TcpCtx, TcpTimer};
+use super::{Endpoint, Opener, TcpConfig, TcpCtx, TcpTimer};
 use crate::metrics::LogHistogram;
-use crate::net::{
-    FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES,
-};
+use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
 use crate::sim::{Duration, SimTime, Timer};
 use std::collections::BTreeMap;
 
@@ -50,9 +48,7 @@ pub struct ReceiverStats {
 }
 
 pub struct TcpReceiver {
-    flow: FlowId,
-    local: NodeId,
-    remote: NodeId,
+    ends: Endpoint,
     opener: Opener,
     hs: Handshake,
     mss: u32,
@@ -79,11 +75,9 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
-    pub fn new(flow: FlowId, local: NodeId, remote: NodeId, opener: Opener, cfg: &TcpConfig) -> Self {
+    pub fn new(ends: Endpoint, opener: Opener, cfg: &TcpConfig) -> Self {
         TcpReceiver {
-            flow,
-            local,
-            remote,
+            ends,
             opener,
             hs: Handshake::Closed,
             mss: cfg.mss_u32(),
@@ -284,25 +278,15 @@ impl TcpReceiver {
     fn send(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
         let sack = if flags == TcpFlags::ACK { self.sack_blocks() } else { SackBlocks::default() };
         let window = self.receive_buffer - self.ooo.covered();
-        let pkt = Packet {
-            flow: self.flow,
-            src: self.local,
-            dst: self.remote,
-            to: Side::Sender,
-            size: TCP_IP_HEADER_BYTES + sack.option_bytes(),
-            tcp: TcpHeader { seq: 0, len: 0, ack: self.rcv_nxt, window, flags, sack },
-            sent_at: ctx.now,
-            first_sent_at: ctx.now,
-        };
-        let id = ctx.packets.alloc(pkt);
-        ctx.out.push(id);
+        let tcp = TcpHeader { ack: self.rcv_nxt, window, flags, sack, ..Default::default() };
+        ctx.emit(self.ends, Side::Sender, tcp, ctx.now);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{PacketArena, PacketId};
+    use crate::net::{FlowId, NodeId, PacketArena, PacketId, TCP_IP_HEADER_BYTES};
 
     const MSS: u32 = 1000;
 
@@ -323,7 +307,11 @@ mod tests {
                 ..TcpConfig::default()
             };
             Harness {
-                rx: TcpReceiver::new(FlowId(0), NodeId(1), NodeId(0), Opener::Sender, &cfg),
+                rx: TcpReceiver::new(
+                    Endpoint { flow: FlowId(0), local: NodeId(1), remote: NodeId(0) },
+                    Opener::Sender,
+                    &cfg,
+                ),
                 packets: PacketArena::with_capacity(16),
                 out: Vec::new(),
                 timers: Vec::new(),

@@ -20,9 +20,9 @@
 
 use super::rto::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
-use super::{Opener, TcpConfig, TcpCtx, TcpTimer};
+use super::{Endpoint, Opener, TcpConfig, TcpCtx, TcpTimer};
 use crate::metrics::LogHistogram;
-use crate::net::{FlowId, NodeId, Packet, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
+use crate::net::{Packet, Side, TcpFlags, TcpHeader};
 use crate::sim::{Duration, SimTime, Timer};
 use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
 
@@ -70,9 +70,7 @@ pub struct SenderStats {
 }
 
 pub struct TcpSender {
-    flow: FlowId,
-    local: NodeId,
-    remote: NodeId,
+    ends: Endpoint,
     opener: Opener,
     mss: u32,
     sack: bool,
@@ -99,12 +97,10 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(flow: FlowId, local: NodeId, remote: NodeId, opener: Opener, cfg: &TcpConfig) -> Self {
+    pub fn new(ends: Endpoint, opener: Opener, cfg: &TcpConfig) -> Self {
         let mss = cfg.mss_u32();
         TcpSender {
-            flow,
-            local,
-            remote,
+            ends,
             opener,
             mss,
             sack: cfg.sack,
@@ -425,44 +421,24 @@ impl TcpSender {
     fn emit_data(&mut self, ctx: &mut TcpCtx, seq: u64, len: u32, first_sent_at: SimTime) {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
-        let pkt = Packet {
-            flow: self.flow,
-            src: self.local,
-            dst: self.remote,
-            to: Side::Receiver,
-            size: len + TCP_IP_HEADER_BYTES,
-            tcp: TcpHeader { seq, len, ack: 0, window: 0, flags: TcpFlags::ACK, sack: Default::default() },
-            sent_at: ctx.now,
-            first_sent_at,
-        };
-        let id = ctx.packets.alloc(pkt);
-        ctx.out.push(id);
+        let tcp = TcpHeader { seq, len, flags: TcpFlags::ACK, ..Default::default() };
+        ctx.emit(self.ends, Side::Receiver, tcp, first_sent_at);
     }
 
     fn send_control(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
-        let pkt = Packet {
-            flow: self.flow,
-            src: self.local,
-            dst: self.remote,
-            to: Side::Receiver,
-            size: TCP_IP_HEADER_BYTES,
-            tcp: TcpHeader { seq: 0, len: 0, ack: 0, window: 0, flags, sack: Default::default() },
-            sent_at: ctx.now,
-            first_sent_at: ctx.now,
-        };
-        let id = ctx.packets.alloc(pkt);
-        ctx.out.push(id);
+        ctx.emit(self.ends, Side::Receiver, TcpHeader { flags, ..Default::default() }, ctx.now);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{PacketArena, PacketId, SackBlocks, SeqRange};
+    use crate::net::{FlowId, NodeId, PacketArena, PacketId, SackBlocks, SeqRange, TCP_IP_HEADER_BYTES};
     use crate::transport::cc::CcKind;
     use crate::units::Bytes;
 
     const MSS: u64 = 1000;
+    const ENDS: Endpoint = Endpoint { flow: FlowId(0), local: NodeId(0), remote: NodeId(1) };
 
     struct Harness {
         tx: TcpSender,
@@ -478,7 +454,7 @@ mod tests {
         fn established(sack: bool, app: u64) -> Harness {
             let cfg = TcpConfig { cc: CcKind::NewReno, mss: Bytes(MSS), sack, ..TcpConfig::default() };
             let mut h = Harness {
-                tx: TcpSender::new(FlowId(0), NodeId(0), NodeId(1), Opener::Sender, &cfg),
+                tx: TcpSender::new(ENDS, Opener::Sender, &cfg),
                 packets: PacketArena::with_capacity(64),
                 out: Vec::new(),
                 timers: Vec::new(),
@@ -560,7 +536,7 @@ mod tests {
     fn test_syn_sent_timeout_repeats_the_syn_with_back_off() {
         let cfg = TcpConfig::default();
         let mut h = Harness {
-            tx: TcpSender::new(FlowId(0), NodeId(0), NodeId(1), Opener::Sender, &cfg),
+            tx: TcpSender::new(ENDS, Opener::Sender, &cfg),
             packets: PacketArena::with_capacity(8),
             out: Vec::new(),
             timers: Vec::new(),
