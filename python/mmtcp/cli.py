@@ -67,6 +67,18 @@ def _override(text: str) -> str:
     return text
 
 
+def _add_set_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        type=_override,
+        metavar="PATH=VALUE",
+        help="override a scenario key, e.g. --set link.1.delay=20ms (repeatable)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mmtcp",
@@ -75,20 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mmtcp {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    set_help = "override a scenario key, e.g. --set link.1.delay=20ms (repeatable)"
-
     p = commands.add_parser("run", help="run a scenario and write its results and plots")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
     p.add_argument("--seed", type=_seed, metavar="N", help="replace simulation.seed")
-    p.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        type=_override,
-        metavar="PATH=VALUE",
-        help=set_help,
-    )
+    _add_set_option(p)
     p.add_argument("--out", metavar="DIR", help="output directory (default out/<scenario stem>)")
     p.add_argument("--no-plots", action="store_true", help="do not draw plots/*.png")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
@@ -96,15 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("validate", help="check a scenario without running it")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
-    p.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        type=_override,
-        metavar="PATH=VALUE",
-        help=set_help,
-    )
+    _add_set_option(p)
     p.add_argument(
         "--print",
         dest="print_resolved",

@@ -122,19 +122,20 @@ pub struct TraceChannel {
 }
 
 /// Builds errors located in a trace file.
-struct TraceErrors<'a> {
-    file: &'a str,
+struct TraceErrors {
+    /// The trace's path as the scenario's folder resolves it (usable from the current folder).
+    file: String,
     /// Which scenario field referenced the trace, appended to every message.
     origin: String,
 }
 
-impl TraceErrors<'_> {
+impl TraceErrors {
     fn at_line(&self, line: usize, message: impl std::fmt::Display) -> InputError {
-        InputError::new(self.file, format!("line {line}"), format!("{message} ({})", self.origin))
+        InputError::new(&self.file, format!("line {line}"), format!("{message} ({})", self.origin))
     }
 
     fn whole_file(&self, message: impl std::fmt::Display) -> InputError {
-        InputError::new(self.file, "", format!("{message} ({})", self.origin))
+        InputError::new(&self.file, "", format!("{message} ({})", self.origin))
     }
 }
 
@@ -320,7 +321,7 @@ impl TraceChannel {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| ctx.error("file", format!("cannot read trace {}: {e}", path.display())))?;
         let errors = TraceErrors {
-            file: &config.file,
+            file: path.display().to_string(),
             origin: format!("trace of {} in {}", ctx.path_of("file"), ctx.scenario_file),
         };
         let (steps, period) = match config.format {
@@ -501,7 +502,8 @@ mod tests {
         ] {
             let repeat = file == "loop_mismatch.csv";
             let (f, field, message) = error_of(file, TraceFormat::Csv, repeat);
-            assert_eq!((f.as_str(), field.as_str()), (file, line), "{message}");
+            assert!(f.ends_with(&format!("tests/data/traces/{file}")), "the resolved trace path: {f}");
+            assert_eq!(field, line, "{message}");
             assert!(message.contains(needle), "{file}: {message}");
             assert!(message.ends_with("(trace of link[1].channel.file in scenarios/x.toml)"), "{message}");
         }
@@ -515,7 +517,8 @@ mod tests {
             ("empty.csv", TraceFormat::Mahimahi),
         ] {
             let (f, field, message) = error_of(file, format, false);
-            assert_eq!((f.as_str(), field.as_str()), (file, ""));
+            assert!(f.ends_with(&format!("tests/data/traces/{file}")), "the resolved trace path: {f}");
+            assert_eq!(field, "");
             assert!(message.contains("has no"), "{message}");
         }
     }
@@ -528,7 +531,8 @@ mod tests {
             ("zero.mahimahi", "line 2", "must be greater than 0"),
         ] {
             let (f, field, message) = error_of(file, TraceFormat::Mahimahi, true);
-            assert_eq!((f.as_str(), field.as_str()), (file, line), "{message}");
+            assert!(f.ends_with(&format!("tests/data/traces/{file}")), "the resolved trace path: {f}");
+            assert_eq!(field, line, "{message}");
             assert!(message.contains(needle), "{file}: {message}");
         }
     }
