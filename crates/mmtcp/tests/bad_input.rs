@@ -117,3 +117,10 @@ fn missing_scenario_file() {
         validate(&ScenarioSource::File("does/not/exist.toml".into()), &RunOptions::default()).unwrap_err();
     assert_eq!(err.to_string(), "does/not/exist.toml: cannot read the scenario: no such file");
 }
+
+#[test]
+fn a_scenario_needs_two_nodes() {
+    let e = check("[simulation]\nduration = \"1s\"\n");
+    assert_eq!(e.field, "node");
+    assert!(e.message.contains("at least two"), "{e}");
+}

@@ -37,7 +37,7 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
             ),
         ));
     }
-    if s.nodes.is_empty() {
+    if s.nodes.len() < 2 {
         return Err(err("node".into(), "a scenario needs at least two [[node]] entries".into()));
     }
     let mut node_index: HashMap<&str, usize> = HashMap::new();

@@ -285,7 +285,7 @@ impl TcpSender {
                 } else if advanced {
                     self.dupacks = 0;
                 }
-                let lost = if self.sack { self.sb.head_is_lost() } else { false };
+                let lost = self.sack && self.sb.head_is_lost();
                 if self.dupacks >= self.dupthresh || lost {
                     self.enter_recovery(ctx.now);
                 } else if advanced {
