@@ -5,15 +5,15 @@
 //! applications act on events addressed to their ids, and the world moves packets between them.
 //! A node's forwarding path is a route lookup; it is where proxies will be inserted.
 
-use crate::app::App;
+use crate::app::{App, AppConfig};
 use crate::channel::{AnyChannel, ChannelProcess};
 use crate::event::{DirId, Event};
 use crate::metrics::TimeSeries;
 use crate::net::link::{Direction, DropCause};
 use crate::net::routing::Routes;
-use crate::net::{NodeId, PacketArena, PacketId, Side};
+use crate::net::{FlowId, NodeId, PacketArena, PacketId, Side};
 use crate::sim::{Duration, EventQueue, Rng, SimTime};
-use crate::transport::tcp::{TcpCtx, TcpReceiver, TcpSender, TcpTimer};
+use crate::transport::tcp::{Endpoint, TcpConfig, TcpCtx, TcpReceiver, TcpSender, TcpTimer};
 use std::time::Instant;
 
 /// A link as the summary describes it: its directions and, for radio links, its channels.
@@ -55,27 +55,27 @@ pub struct Flow {
 }
 
 impl Flow {
-    #[allow(clippy::too_many_arguments)]
+    /// Flow `id` from `src` to `dst`: its TCP sender and receiver, and `app` writing into it.
+    /// `directions` is the number of link directions (for per-link drop counts).
     pub fn new(
+        id: FlowId,
         name: String,
-        src: NodeId,
-        dst: NodeId,
+        (src, dst): (NodeId, NodeId),
         start: SimTime,
-        sender: TcpSender,
-        receiver: TcpReceiver,
-        app: App,
-        total: Option<u64>,
+        tcp: &TcpConfig,
+        (app_config, app): (&AppConfig, App),
         directions: usize,
     ) -> Self {
+        let opener = app_config.opener();
         Flow {
             name,
             src,
             dst,
             start,
-            sender,
-            receiver,
+            sender: TcpSender::new(Endpoint { flow: id, local: src, remote: dst }, opener, tcp),
+            receiver: TcpReceiver::new(Endpoint { flow: id, local: dst, remote: src }, opener, tcp),
             app,
-            total,
+            total: app_config.total(),
             started: false,
             completed_at: None,
             app_wake: Some(start),

@@ -3,14 +3,15 @@
 mod common;
 use common::*;
 
-/// server —(10 Gbit/s, 5 ms)— router —(R, 5 ms, drop-tail)— ue: 20 ms of propagation RTT.
-fn chain(rate: &str, buffer: &str, cc: &str, duration: &str) -> String {
+/// server —(`core`)— router —(`last_hop`)— ue: one flow from server to ue. `core` and
+/// `last_hop` are the keys of each `[[link]]` after `between`; `transport` the flow's table.
+fn two_hops(duration: &str, interval: &str, core: &str, last_hop: &str, transport: &str) -> String {
     format!(
         r#"
 [simulation]
 duration = "{duration}"
 [metrics]
-interval = "100ms"
+interval = "{interval}"
 [[node]]
 name = "server"
 [[node]]
@@ -19,21 +20,25 @@ name = "router"
 name = "ue"
 [[link]]
 between = ["server", "router"]
-rate = "10Gbps"
-delay = "5ms"
-buffer = "10000pkt"
+{core}
 [[link]]
-name = "bottleneck"
 between = ["router", "ue"]
-rate = "{rate}"
-delay = "5ms"
-buffer = "{buffer}"
+{last_hop}
 [[flow]]
 from = "server"
 to = "ue"
-transport = {{ cc = "{cc}", send_buffer = "64MB", receive_buffer = "64MB" }}
+transport = {transport}
 "#
     )
+}
+
+const FAST_CORE: &str = "rate = \"10Gbps\"\ndelay = \"5ms\"\nbuffer = \"10000pkt\"";
+
+/// A 10 Gbit/s core and a bottleneck of `rate`, 5 ms each way: 20 ms of propagation RTT.
+fn chain(rate: &str, buffer: &str, cc: &str, duration: &str) -> String {
+    let last_hop = format!("rate = \"{rate}\"\ndelay = \"5ms\"\nbuffer = \"{buffer}\"");
+    let transport = format!("{{ cc = \"{cc}\", send_buffer = \"64MB\", receive_buffer = \"64MB\" }}");
+    two_hops(duration, "100ms", FAST_CORE, &last_hop, &transport)
 }
 
 #[test]
@@ -58,34 +63,12 @@ fn newreno_fills_a_1gbps_bottleneck_with_one_bdp_of_buffer() {
 #[test]
 fn newreno_with_sack_follows_the_mathis_formula() {
     for (p, seconds) in [(1e-4f64, 400), (1e-3, 300), (3e-3, 300)] {
-        let text = format!(
-            r#"
-[simulation]
-duration = "{seconds}s"
-[metrics]
-interval = "1s"
-[[node]]
-name = "server"
-[[node]]
-name = "router"
-[[node]]
-name = "ue"
-[[link]]
-between = ["server", "router"]
-rate = "1Gbps"
-delay = "10ms"
-buffer = "10000pkt"
-[[link]]
-between = ["router", "ue"]
-rate = "100Mbps"
-delay = "10ms"
-buffer = "10000pkt"
-forward = {{ loss = {p} }}
-[[flow]]
-from = "server"
-to = "ue"
-transport = {{ cc = "newreno", sack = true, delayed_ack = false, send_buffer = "64MB", receive_buffer = "64MB" }}
-"#
+        let text = two_hops(
+            &format!("{seconds}s"),
+            "1s",
+            "rate = \"1Gbps\"\ndelay = \"10ms\"\nbuffer = \"10000pkt\"",
+            &format!("rate = \"100Mbps\"\ndelay = \"10ms\"\nbuffer = \"10000pkt\"\nforward = {{ loss = {p} }}"),
+            "{ cc = \"newreno\", sack = true, delayed_ack = false, send_buffer = \"64MB\", receive_buffer = \"64MB\" }",
         );
         let out = run_toml(&text);
         let goodput = f64_of(&flow(&out)["goodput_bps"]);
@@ -107,37 +90,11 @@ transport = {{ cc = "newreno", sack = true, delayed_ack = false, send_buffer = "
     }
 }
 
+/// A 10 Gbit/s core and a radio last hop following `channel`, 5 ms each way, 2.5 MB of buffer.
 fn radio(channel: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "20s"
-[metrics]
-interval = "100ms"
-[[node]]
-name = "server"
-[[node]]
-name = "bs"
-[[node]]
-name = "ue"
-[[link]]
-between = ["server", "bs"]
-rate = "10Gbps"
-delay = "5ms"
-buffer = "10000pkt"
-[[link]]
-name = "radio"
-between = ["bs", "ue"]
-kind = "radio"
-channel = {channel}
-delay = "5ms"
-buffer = "2.5MB"
-[[flow]]
-from = "server"
-to = "ue"
-transport = {{ cc = "cubic", send_buffer = "64MB", receive_buffer = "64MB" }}
-"#
-    )
+    let last_hop = format!("kind = \"radio\"\nchannel = {channel}\ndelay = \"5ms\"\nbuffer = \"2.5MB\"");
+    let transport = "{ cc = \"cubic\", send_buffer = \"64MB\", receive_buffer = \"64MB\" }";
+    two_hops("20s", "100ms", FAST_CORE, &last_hop, transport)
 }
 
 /// The baseline of seeds 001 and 002: blockage makes TCP lose far more than the capacity lost.

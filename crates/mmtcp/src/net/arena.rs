@@ -70,20 +70,9 @@ impl PacketArena {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{FlowId, NodeId, Side, TcpHeader};
-    use crate::sim::SimTime;
 
     fn pkt(size: u32) -> Packet {
-        Packet {
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(1),
-            to: Side::Receiver,
-            size,
-            tcp: TcpHeader::default(),
-            sent_at: SimTime::ZERO,
-            first_sent_at: SimTime::ZERO,
-        }
+        Packet::for_test(size)
     }
 
     #[test]

@@ -272,7 +272,7 @@ impl Direction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{FlowId, Packet, Side, TcpHeader};
+    use crate::net::packet::Packet;
 
     fn setup(rate: u64, buffer: BufferLimit) -> (Direction, EventQueue<Event>, PacketArena) {
         let d = Direction::new(
@@ -289,16 +289,7 @@ mod tests {
     }
 
     fn pkt(arena: &mut PacketArena, size: u32) -> PacketId {
-        arena.alloc(Packet {
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(1),
-            to: Side::Receiver,
-            size,
-            tcp: TcpHeader::default(),
-            sent_at: SimTime::ZERO,
-            first_sent_at: SimTime::ZERO,
-        })
+        arena.alloc(Packet::for_test(size))
     }
 
     /// Runs the direction's own events; returns (arrival time, packet) in order.

@@ -138,4 +138,19 @@ impl Packet {
     pub fn is_data(&self) -> bool {
         self.tcp.len > 0
     }
+
+    /// A packet of `size` bytes from node 0 to node 1, for tests of the network layer.
+    #[cfg(test)]
+    pub fn for_test(size: u32) -> Packet {
+        Packet {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            to: Side::Receiver,
+            size,
+            tcp: TcpHeader::default(),
+            sent_at: SimTime::ZERO,
+            first_sent_at: SimTime::ZERO,
+        }
+    }
 }

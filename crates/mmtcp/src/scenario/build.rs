@@ -11,7 +11,6 @@ use crate::net::link::{Direction, Impairments};
 use crate::net::routing::Routes;
 use crate::net::{FlowId, NodeId};
 use crate::sim::{Duration, Rng, SimTime};
-use crate::transport::tcp::{Endpoint, TcpReceiver, TcpSender};
 use crate::world::{ChannelDriver, Flow, LinkInfo, World};
 use std::collections::HashMap;
 use std::path::Path;
@@ -233,25 +232,12 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 ));
             }
         }
-        let tcp = &f.transport.tcp;
-        let opener = f.app.opener();
-        let id = FlowId(i as u32);
-        let sender = TcpSender::new(Endpoint { flow: id, local: src, remote: dst }, opener, tcp);
-        let receiver = TcpReceiver::new(Endpoint { flow: id, local: dst, remote: src }, opener, tcp);
         let start = SimTime::ZERO + f.start.0;
-        let app =
-            App::new(&f.app, tcp.mss.0, start, Rng::for_component(seed, &format!("flow/{}/app", f.name)));
-        flows.push(Flow::new(
-            f.name.clone(),
-            src,
-            dst,
-            start,
-            sender,
-            receiver,
-            app,
-            f.app.total(),
-            dirs.len(),
-        ));
+        let tcp = &f.transport.tcp;
+        let app_rng = Rng::for_component(seed, &format!("flow/{}/app", f.name));
+        let app = App::new(&f.app, tcp.mss.0, start, app_rng);
+        let id = FlowId(i as u32);
+        flows.push(Flow::new(id, f.name.clone(), (src, dst), start, tcp, (&f.app, app), dirs.len()));
     }
 
     let stop = SimTime::ZERO + s.simulation.duration.0;
