@@ -173,6 +173,21 @@ const RATE_UNITS: &[(&str, u64)] = &[
 ];
 quantity!(Rate, u64, "a rate", "1Gbps", RATE_UNITS, |r: Rate| r.0, Rate);
 
+/// A frequency or bandwidth in Hz. Units: `Hz`, `kHz`, `MHz`, `GHz`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Frequency(pub u64);
+
+const FREQUENCY_UNITS: &[(&str, u64)] =
+    &[("GHz", 1_000_000_000), ("MHz", 1_000_000), ("kHz", 1_000), ("Hz", 1)];
+quantity!(Frequency, u64, "a frequency", "28GHz", FREQUENCY_UNITS, |f: Frequency| f.0, Frequency);
+
+impl Frequency {
+    /// The value in Hz as a float, for link-budget formulas.
+    pub fn hz(self) -> f64 {
+        self.0 as f64
+    }
+}
+
 /// A size in bytes. Units: `B`, `KB`, `MB`, `GB` (powers of 10), `KiB`, `MiB`, `GiB` (powers of 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Bytes(pub u64);
@@ -297,6 +312,9 @@ mod tests {
         assert_eq!(Bytes::parse("64MiB").unwrap(), Bytes(64 << 20));
         assert_eq!(Bytes::parse("1448B").unwrap(), Bytes(1448));
         assert!(Bytes::parse("0.5B").is_err(), "half a byte is not a size");
+        assert_eq!(Frequency::parse("28GHz").unwrap(), Frequency(28_000_000_000));
+        assert_eq!(Frequency::parse("2.1GHz").unwrap().to_string(), "2.1GHz");
+        assert!(Frequency::parse("28").is_err());
     }
 
     #[test]

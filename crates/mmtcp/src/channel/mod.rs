@@ -13,6 +13,7 @@
 //! a config and returns its process behind static dispatch.
 
 mod constant;
+pub mod markov_pair;
 mod onoff;
 mod slotted;
 mod trace;
@@ -73,7 +74,7 @@ pub struct ChannelContext<'a> {
 
 impl ChannelContext<'_> {
     /// The dotted path of key `name` inside the channel table.
-    fn path_of(&self, name: &str) -> String {
+    pub fn path_of(&self, name: &str) -> String {
         if self.field.is_empty() {
             name.to_string()
         } else {
@@ -82,7 +83,7 @@ impl ChannelContext<'_> {
     }
 
     /// An error about key `name` of the channel table.
-    fn error(&self, name: &str, message: impl Into<String>) -> InputError {
+    pub fn error(&self, name: &str, message: impl Into<String>) -> InputError {
         InputError::new(self.scenario_file, self.path_of(name), message)
     }
 }

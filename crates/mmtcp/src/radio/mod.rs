@@ -1,0 +1,44 @@
+//! The millimetre-wave radio: SINR processes (channel models), adaptive modulation and coding,
+//! the slotted MAC with HARQ, and RLC (TM, UM, AM).
+//!
+//! A SINR process says, at time zero and at each change, the signal-to-interference-plus-noise
+//! ratio of one direction of a radio link from now on and when it next changes. Adaptive
+//! modulation and coding turns a (delayed) SINR into an MCS and a transport-block size; block
+//! errors are drawn at the actual SINR.
+
+pub mod amc;
+pub mod cellular;
+pub mod geometry;
+pub mod ieee80211ad;
+pub mod propagation;
+pub mod rlc;
+pub mod sinr_trace;
+
+use crate::channel::ChannelContext;
+use crate::sim::{Rng, SimTime};
+
+/// The SINR of a channel from `now` until `next_change`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SinrStep {
+    /// SINR in dB; `f64::NEG_INFINITY` means outage (no signal at all).
+    pub sinr_db: f64,
+    /// When the SINR changes next; `None` when it never changes again.
+    pub next_change: Option<SimTime>,
+}
+
+/// One SINR channel model.
+pub trait SinrProcess {
+    /// Called once at time zero and then at each `next_change` the previous step announced.
+    /// `rng` is the channel's own stream (derived from the master seed and the link's id).
+    fn step(&mut self, now: SimTime, rng: &mut Rng) -> SinrStep;
+}
+
+/// What a SINR process is told about the link it serves when it is built.
+#[derive(Clone, Copy, Debug)]
+pub struct RadioContext<'a> {
+    /// Scenario file, dotted field path of the channel table, and the directory for relative
+    /// trace paths; `channel.error(key, message)` makes a one-line input error.
+    pub channel: ChannelContext<'a>,
+    /// The link's bandwidth in Hz (thermal noise is computed over it).
+    pub bandwidth_hz: f64,
+}
