@@ -9,6 +9,7 @@
 pub mod amc;
 pub mod cellular;
 pub mod geometry;
+pub mod harq;
 pub mod ieee80211ad;
 pub mod propagation;
 pub mod rlc;
