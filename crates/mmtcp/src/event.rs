@@ -16,14 +16,31 @@ pub enum Event {
     Arrive { dir: DirId },
     /// A packet held back by the reordering impairment reaches the far node.
     LateArrive { dir: DirId, pkt: PacketId },
-    /// A channel process changes its rate.
+    /// A channel process changes its rate or SINR.
     Channel { channel: u32 },
+    /// Something happens in the radio stack of a direction.
+    Radio { dir: DirId, what: RadioEvent },
     /// A TCP timer of a flow.
     Tcp { flow: u32, timer: TcpTimer },
     /// A flow's application wakes up (start, rate-limited write, on/off switch).
     App { flow: u32 },
     /// Time to record a row of the time series.
     Sample,
+}
+
+/// The events of a radio direction ([`crate::radio::direction::RadioDirection`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RadioEvent {
+    /// A MAC slot begins.
+    Slot,
+    /// The head of the decoded-TB pipe reaches the receiver.
+    Decode,
+    /// The head of the STATUS-report pipe reaches the RLC transmitter.
+    Status,
+    /// An RLC timer (poll retransmit, reassembly, status prohibit) may be due.
+    Timer,
+    /// Time for a periodic link report.
+    Report,
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 16);

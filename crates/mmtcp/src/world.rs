@@ -6,10 +6,16 @@
 //! A node's forwarding path is a route lookup; it is where proxies will be inserted.
 
 use crate::app::{App, AppConfig};
+use crate::channel::markov_pair::MarkovPair;
 use crate::channel::{AnyChannel, ChannelProcess};
-use crate::event::{DirId, Event};
+use crate::event::{DirId, Event, RadioEvent};
 use crate::metrics::TimeSeries;
-use crate::net::link::{Direction, DropCause};
+use crate::net::any_direction::AnyDirection;
+use crate::net::link::DropCause;
+use crate::radio::config::ReportMode;
+use crate::radio::direction::RadioOutput;
+use crate::radio::report::{LinkReport, ReportSubscriber};
+use crate::radio::{AnySinr, SinrProcess};
 use crate::net::routing::Routes;
 use crate::net::{FlowId, NodeId, PacketArena, PacketId, Side};
 use crate::sim::{Duration, EventQueue, Rng, SimTime};
@@ -25,11 +31,20 @@ pub struct LinkInfo {
     pub dirs: [DirId; 2],
 }
 
-/// A channel process and the link directions whose rate it sets.
+/// What drives a channel: a rate process (links without the radio stack), a SINR process
+/// (radio-stack links), or a Markov pair setting the rates of two links jointly.
+pub enum DriverProcess {
+    Rate(AnyChannel),
+    Sinr(AnySinr),
+    Pair(Box<MarkovPair>),
+}
+
+/// A channel process and the link directions it drives: `(direction, member)`, where `member`
+/// picks the link of a Markov pair (0 or 1) and is 0 otherwise.
 pub struct ChannelDriver {
-    pub process: AnyChannel,
+    pub process: DriverProcess,
     pub rng: Rng,
-    pub targets: Vec<DirId>,
+    pub targets: Vec<(DirId, u8)>,
 }
 
 /// One TCP connection, its application, and what the summary needs to know of it.
@@ -103,8 +118,10 @@ pub struct World {
     pub packets: PacketArena,
     pub node_names: Vec<String>,
     pub routes: Routes,
-    pub dirs: Vec<Direction>,
+    pub dirs: Vec<AnyDirection>,
     pub links: Vec<LinkInfo>,
+    /// Components that receive a radio direction's link reports.
+    pub subscribers: Vec<(DirId, Box<dyn ReportSubscriber>)>,
     pub channels: Vec<ChannelDriver>,
     pub flows: Vec<Flow>,
     pub stop_time: SimTime,
@@ -118,6 +135,7 @@ pub struct World {
     out: Vec<PacketId>,
     timers: Vec<(SimTime, TcpTimer)>,
     row: Vec<f64>,
+    radio_out: RadioOutput,
 }
 
 impl World {
@@ -125,7 +143,7 @@ impl World {
     pub fn new(
         node_names: Vec<String>,
         routes: Routes,
-        dirs: Vec<Direction>,
+        dirs: Vec<AnyDirection>,
         links: Vec<LinkInfo>,
         channels: Vec<ChannelDriver>,
         flows: Vec<Flow>,
@@ -142,6 +160,7 @@ impl World {
             routes,
             dirs,
             links,
+            subscribers: Vec::new(),
             channels,
             flows,
             stop_time,
@@ -153,6 +172,7 @@ impl World {
             out: Vec::with_capacity(64),
             timers: Vec::with_capacity(8),
             row: Vec::new(),
+            radio_out: RadioOutput::default(),
         };
         // Channels first, so that at t = 0 links have their rate before any packet.
         for c in 0..world.channels.len() {
@@ -163,6 +183,14 @@ impl World {
             world.queue.schedule(start, Event::App { flow: f as u32 });
         }
         world.queue.schedule(SimTime::ZERO + interval, Event::Sample);
+        for d in &world.dirs {
+            if let Some(r) = d.radio() {
+                if r.report.mode == ReportMode::Periodic {
+                    let at = SimTime::ZERO + r.report.period.0;
+                    world.queue.schedule(at, Event::Radio { dir: r.id, what: RadioEvent::Report });
+                }
+            }
+        }
         world
     }
 
@@ -211,21 +239,27 @@ impl World {
     fn dispatch(&mut self, now: SimTime, event: Event) {
         match event {
             Event::TxDone { dir, generation } => {
-                let d = &mut self.dirs[dir.0 as usize];
+                let AnyDirection::Wired(d) = &mut self.dirs[dir.0 as usize] else {
+                    unreachable!("TxDone for a radio direction")
+                };
                 if let Some(pkt) = d.on_tx_done(&mut self.queue, &mut self.packets, now, generation) {
                     self.drop_packet(pkt, dir, DropCause::Error);
                 }
             }
             Event::Arrive { dir } => {
-                let d = &mut self.dirs[dir.0 as usize];
+                let AnyDirection::Wired(d) = &mut self.dirs[dir.0 as usize] else {
+                    unreachable!("Arrive for a radio direction")
+                };
                 let pkt = d.on_arrive(&mut self.queue, now);
                 let node = d.to;
                 self.receive(now, node, pkt);
             }
             Event::LateArrive { dir, pkt } => {
-                let node = self.dirs[dir.0 as usize].to;
+                let node = self.dirs[dir.0 as usize].to();
                 self.receive(now, node, pkt);
             }
+            Event::Radio { dir, what: RadioEvent::Report } => self.periodic_report(now, dir),
+            Event::Radio { dir, what } => self.radio_event(now, dir, what),
             Event::Channel { channel } => self.channel_step(now, channel as usize),
             Event::Tcp { flow, timer } => self.tcp_timer(now, flow as usize, timer),
             Event::App { flow } => self.app_wake(now, flow as usize),
@@ -353,12 +387,93 @@ impl World {
 
     fn channel_step(&mut self, now: SimTime, c: usize) {
         let driver = &mut self.channels[c];
-        let step = driver.process.step(now, &mut driver.rng);
-        for &dir in &driver.targets {
-            self.dirs[dir.0 as usize].set_rate(&mut self.queue, &self.packets, now, step.rate_bps);
-        }
-        if let Some(at) = step.next_change {
+        let next_change = match &mut driver.process {
+            DriverProcess::Rate(process) => {
+                let step = process.step(now, &mut driver.rng);
+                for &(dir, _) in &driver.targets {
+                    let AnyDirection::Wired(d) = &mut self.dirs[dir.0 as usize] else {
+                        unreachable!("rate channels drive directions without the radio stack")
+                    };
+                    d.set_rate(&mut self.queue, &self.packets, now, step.rate_bps);
+                }
+                step.next_change
+            }
+            DriverProcess::Pair(process) => {
+                let step = process.step(now, &mut driver.rng);
+                for &(dir, member) in &driver.targets {
+                    let AnyDirection::Wired(d) = &mut self.dirs[dir.0 as usize] else {
+                        unreachable!("a Markov pair drives directions without the radio stack")
+                    };
+                    d.set_rate(&mut self.queue, &self.packets, now, step.rates_bps[member as usize]);
+                }
+                step.next_change
+            }
+            DriverProcess::Sinr(process) => {
+                let step = process.step(now, &mut driver.rng);
+                for i in 0..self.channels[c].targets.len() {
+                    let dir = self.channels[c].targets[i].0;
+                    let AnyDirection::Radio(r) = &mut self.dirs[dir.0 as usize] else {
+                        unreachable!("SINR channels drive radio-stack directions")
+                    };
+                    if r.set_sinr(now, step.sinr_db) && r.report.mode == ReportMode::OnChange {
+                        self.publish(now, dir);
+                    }
+                }
+                step.next_change
+            }
+        };
+        if let Some(at) = next_change {
             self.queue.schedule(at, Event::Channel { channel: c as u32 });
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Radio stack
+
+    fn radio_event(&mut self, now: SimTime, dir: DirId, what: RadioEvent) {
+        let AnyDirection::Radio(r) = &mut self.dirs[dir.0 as usize] else {
+            unreachable!("radio event for a wired direction")
+        };
+        let mut out = std::mem::take(&mut self.radio_out);
+        r.on_event(&mut self.queue, &self.packets, now, what, &mut out);
+        let node = r.to;
+        for (pkt, cause) in out.dropped.drain(..) {
+            self.drop_packet(pkt, dir, cause);
+        }
+        for pkt in out.delivered.drain(..) {
+            self.receive(now, node, pkt);
+        }
+        self.radio_out = out;
+    }
+
+    /// Sends the current state of radio direction `dir` to its subscribers.
+    fn publish(&mut self, now: SimTime, dir: DirId) {
+        let AnyDirection::Radio(r) = &mut self.dirs[dir.0 as usize] else {
+            unreachable!("reports come from radio directions")
+        };
+        r.reports_published += 1;
+        let state = r.link_state();
+        let report = LinkReport {
+            time: now,
+            dir,
+            sinr_db: state.sinr_db,
+            mcs: state.mcs,
+            rate_bps: state.rate_bps,
+            buffer_bytes: r.queue_bytes(),
+        };
+        for (d, subscriber) in &mut self.subscribers {
+            if *d == dir {
+                subscriber.on_report(&report);
+            }
+        }
+    }
+
+    fn periodic_report(&mut self, now: SimTime, dir: DirId) {
+        self.publish(now, dir);
+        let AnyDirection::Radio(r) = &self.dirs[dir.0 as usize] else { unreachable!() };
+        let next = now + r.report.period.0;
+        if next <= self.stop_time {
+            self.queue.schedule(next, Event::Radio { dir, what: RadioEvent::Report });
         }
     }
 
@@ -393,15 +508,19 @@ impl World {
             ]);
         }
         for (d, dir) in self.dirs.iter().enumerate() {
-            let sent = dir.stats.bytes_sent;
-            let throughput = (sent - self.dir_bytes_at_last_sample[d]) as f64 * 8.0 / secs;
-            self.dir_bytes_at_last_sample[d] = sent;
+            let carried = dir.carried_bytes();
+            let throughput = (carried - self.dir_bytes_at_last_sample[d]) as f64 * 8.0 / secs;
+            self.dir_bytes_at_last_sample[d] = carried;
             row.extend([
                 dir.queue_bytes() as f64,
                 dir.queue_packets() as f64,
                 dir.rate_bps() as f64,
                 throughput,
             ]);
+            if let Some(r) = dir.radio() {
+                let state = r.link_state();
+                row.extend([state.sinr_db, state.mcs.map_or(f64::NAN, f64::from)]);
+            }
         }
         self.series.push_row(row.iter().copied());
         self.row = row;
@@ -411,8 +530,9 @@ impl World {
         }
     }
 
-    /// Column names of the time series, in the order `sample` fills them.
-    pub fn series_columns(flow_names: &[String], dir_names: &[String]) -> Vec<String> {
+    /// Column names of the time series, in the order `sample` fills them. `dir_names` pairs each
+    /// direction's name with whether it has the radio stack (two more columns: SINR and MCS).
+    pub fn series_columns(flow_names: &[String], dir_names: &[(String, bool)]) -> Vec<String> {
         let mut names = vec!["time_s".to_string()];
         for f in flow_names {
             for m in
@@ -421,9 +541,13 @@ impl World {
                 names.push(format!("flow.{f}.{m}"));
             }
         }
-        for d in dir_names {
+        for (d, radio) in dir_names {
             for m in ["queue_bytes", "queue_packets", "capacity_bps", "throughput_bps"] {
                 names.push(format!("link.{d}.{m}"));
+            }
+            if *radio {
+                names.push(format!("link.{d}.sinr_db"));
+                names.push(format!("link.{d}.mcs"));
             }
         }
         names

@@ -11,6 +11,7 @@
 //! - link utilisation: bits sent ÷ bits the transmitter could have sent (∫ rate dt).
 
 use crate::metrics::LogHistogram;
+use crate::radio::direction::RadioDirection;
 use crate::scenario::Scenario;
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::world::{Stop, World};
@@ -47,7 +48,9 @@ pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Val
             .expect("every direction belongs to a link");
         format!(
             "{} {}→{}",
-            link.name, world.node_names[dir.from.0 as usize], world.node_names[dir.to.0 as usize]
+            link.name,
+            world.node_names[dir.from().0 as usize],
+            world.node_names[dir.to().0 as usize]
         )
     };
 
@@ -117,16 +120,16 @@ pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Val
         let mut directions = Vec::new();
         for &d in &l.dirs {
             let dir = &world.dirs[d.0 as usize];
-            let st = &dir.stats;
+            let st = dir.stats();
             let bits = st.bytes_sent as f64 * 8.0;
             let capacity = st.capacity_bits();
             let utilisation = if capacity > 0.0 { bits / capacity } else { 0.0 };
             let mean_capacity =
                 if elapsed_ps > 0.0 { capacity * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
             let mean_queue = if elapsed_ps > 0.0 { st.queue_byte_ps as f64 / elapsed_ps } else { 0.0 };
-            directions.push(json!({
-                "from": world.node_names[dir.from.0 as usize],
-                "to": world.node_names[dir.to.0 as usize],
+            let mut entry = json!({
+                "from": world.node_names[dir.from().0 as usize],
+                "to": world.node_names[dir.to().0 as usize],
                 "utilisation": utilisation,
                 "packets_sent": st.packets_sent,
                 "bytes_sent": st.bytes_sent,
@@ -134,14 +137,18 @@ pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Val
                 "mean_queue_bytes": mean_queue,
                 "max_queue_bytes": st.max_queue_bytes,
                 "mean_capacity_bps": mean_capacity,
-            }));
+            });
+            if let Some(r) = dir.radio() {
+                entry["radio"] = radio_stack(r);
+            }
+            directions.push(entry);
         }
-        let fwd = &world.dirs[l.dirs[0].0 as usize].stats;
+        let fwd = world.dirs[l.dirs[0].0 as usize].stats();
         let drops: u64 = l
             .dirs
             .iter()
             .map(|d| {
-                let st = &world.dirs[d.0 as usize].stats;
+                let st = world.dirs[d.0 as usize].stats();
                 st.drops_queue + st.drops_error
             })
             .sum();
@@ -163,6 +170,43 @@ pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Val
         links.push(Value::Object(link));
     }
     (Value::Array(flows), Value::Array(links))
+}
+
+/// What the MAC, HARQ and RLC of a radio-stack direction did.
+fn radio_stack(r: &RadioDirection) -> Value {
+    let s = &r.radio;
+    let h = &r.harq.stats;
+    let tx = r.tx.stats();
+    let rx = r.rx.stats();
+    let mean_sinr = (s.sinr_finite_ps > 0).then(|| s.sinr_db_ps / s.sinr_finite_ps as f64);
+    let attempts = s.tb_attempts;
+    json!({
+        "mean_sinr_db": mean_sinr,
+        "tb_attempts": attempts,
+        "tb_errors": s.tb_errors,
+        "tb_error_rate": (attempts > 0).then(|| s.tb_errors as f64 / attempts as f64),
+        "outage_slots": s.outage_slots,
+        "harq": {
+            "first_attempts": h.first_attempts,
+            "retransmissions": h.retransmissions,
+            "failed": h.failed,
+            "stalls": h.stalls,
+        },
+        "rlc": {
+            "sdus_offered": tx.sdus_offered,
+            "drops_buffer": tx.drops_buffer,
+            "drops_codel": tx.drops_codel,
+            "retx_segments": tx.retx_segments,
+            "retx_bytes": tx.retx_bytes,
+            "discards_max_retx": tx.discards_max_retx,
+            "polls": tx.polls,
+            "sdus_delivered": rx.sdus_delivered,
+            "sdus_lost": rx.sdus_lost,
+            "duplicate_segments": rx.duplicate_segments,
+            "status_reports": rx.reports_sent,
+        },
+        "reports_published": r.reports_published,
+    })
 }
 
 /// How the run ended, for the summary.

@@ -8,15 +8,22 @@
 
 pub mod amc;
 pub mod cellular;
+pub mod config;
+pub mod constant;
+pub mod direction;
 pub mod geometry;
 pub mod harq;
 pub mod ieee80211ad;
 pub mod propagation;
+pub mod report;
 pub mod rlc;
 pub mod sinr_trace;
 
 use crate::channel::ChannelContext;
+use crate::error::InputError;
 use crate::sim::{Rng, SimTime};
+use constant::{ConstantSinr, ConstantSinrConfig};
+use serde::{Deserialize, Serialize};
 
 /// The SINR of a channel from `now` until `next_change`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,4 +49,36 @@ pub struct RadioContext<'a> {
     pub channel: ChannelContext<'a>,
     /// The link's bandwidth in Hz (thermal noise is computed over it).
     pub bandwidth_hz: f64,
+}
+
+/// The `channel` table of `[link.radio]`, selected by its `kind` key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SinrChannelConfig {
+    /// `{ kind = "constant", sinr_db }`.
+    Constant(ConstantSinrConfig),
+}
+
+/// One of the SINR processes, dispatched statically.
+#[derive(Clone, Debug)]
+pub enum AnySinr {
+    Constant(ConstantSinr),
+}
+
+impl AnySinr {
+    /// Validates `config` and builds its process (trace files are read here).
+    pub fn build(config: &SinrChannelConfig, _ctx: &RadioContext) -> Result<AnySinr, InputError> {
+        Ok(match config {
+            SinrChannelConfig::Constant(c) => AnySinr::Constant(ConstantSinr::new(c)),
+        })
+    }
+}
+
+impl SinrProcess for AnySinr {
+    #[inline]
+    fn step(&mut self, now: SimTime, rng: &mut Rng) -> SinrStep {
+        match self {
+            AnySinr::Constant(c) => c.step(now, rng),
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! From a typed scenario to a runnable `World`: names resolved, cross-references and ranges
 //! checked (each failure one `InputError` naming the field), then components wired up.
 
-use super::schema::{LinkKind, Scenario};
+use super::schema::{DirectionConfig, LinkKind, Scenario, DEFAULT_BUFFER};
 use crate::app::App;
 use crate::channel::{AnyChannel, ChannelContext};
 use crate::error::InputError;
@@ -11,7 +11,15 @@ use crate::net::link::{Direction, Impairments};
 use crate::net::routing::Routes;
 use crate::net::{FlowId, NodeId};
 use crate::sim::{Duration, Rng, SimTime};
-use crate::world::{ChannelDriver, Flow, LinkInfo, World};
+use crate::net::any_direction::AnyDirection;
+use crate::radio::amc::Amc;
+use crate::radio::config::RadioConfig;
+use crate::radio::direction::{RadioDirection, RadioTiming};
+use crate::radio::harq::Harq;
+use crate::radio::rlc::{RlcMode, RlcRx, RlcTx};
+use crate::radio::{AnySinr, RadioContext};
+use crate::units::BufferLimit;
+use crate::world::{ChannelDriver, DriverProcess, Flow, LinkInfo, World};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -100,6 +108,9 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
                 if l.reverse_channel.is_some() {
                     return Err(err(field("reverse_channel"), "only radio links have a channel".into()));
                 }
+                if l.radio.is_some() {
+                    return Err(err(field("radio"), "only radio links have a radio stack; set kind = \"radio\"".into()));
+                }
             }
             LinkKind::Radio => {
                 if l.rate.is_some() {
@@ -108,15 +119,51 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
                         "a radio link takes its rate from `channel`; remove `rate`".into(),
                     ));
                 }
-                if l.channel.is_none() {
-                    return Err(err(
-                        field("channel"),
-                        "a radio link needs a channel, e.g. { kind = \"constant\", rate = \"1Gbps\" }".into(),
-                    ));
+                match (&l.channel, &l.radio) {
+                    (None, None) => {
+                        return Err(err(
+                            field("channel"),
+                            "a radio link needs `channel` (a rate process, e.g. { kind = \"constant\", rate = \"1Gbps\" }) or a `radio` table (the full stack)".into(),
+                        ))
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err(err(
+                            field("radio"),
+                            "give either `channel` (a rate process) or `radio` (the full stack), not both".into(),
+                        ))
+                    }
+                    (Some(_), None) => {}
+                    (None, Some(radio)) => {
+                        if l.reverse_channel.is_some() {
+                            return Err(err(
+                                field("reverse_channel"),
+                                "with the radio stack the reverse channel is radio.reverse_channel".into(),
+                            ));
+                        }
+                        if l.buffer.is_some() {
+                            return Err(err(
+                                field("buffer"),
+                                "the radio stack buffers in RLC; set radio.rlc.buffer instead".into(),
+                            ));
+                        }
+                        let clean = DirectionConfig::default();
+                        for (side, d) in [("forward", &l.forward), ("reverse", &l.reverse)] {
+                            if *d != clean {
+                                return Err(err(
+                                    field(side),
+                                    "impairments apply to links without the radio stack; a radio-stack link loses packets through its channel".into(),
+                                ));
+                            }
+                        }
+                        radio.validate(file, &field("radio"))?;
+                    }
                 }
             }
         }
-        if matches!(l.buffer, crate::units::BufferLimit::Packets(0) | crate::units::BufferLimit::Bytes(0)) {
+        if l.radio.is_none() && l.buffer.is_none() {
+            l.buffer = Some(DEFAULT_BUFFER);
+        }
+        if matches!(l.buffer, Some(BufferLimit::Packets(0) | BufferLimit::Bytes(0))) {
             return Err(err(field("buffer"), "must hold at least one packet".into()));
         }
         for (side, d) in [("forward", &l.forward), ("reverse", &l.reverse)] {
@@ -177,6 +224,34 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         let fwd = DirId(dirs.len() as u32);
         let rev = DirId(dirs.len() as u32 + 1);
         let rate = l.rate.map_or(0, |r| r.0);
+        if let Some(radio) = &l.radio {
+            let field = format!("link[{i}].radio");
+            for (id, from, to, tag) in [(fwd, a, b, "fwd"), (rev, b, a, "rev")] {
+                let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
+                let dir = radio_direction(radio, (id, from, to), l.delay.0, (file, &field, base_dir), rng)?;
+                dirs.push(AnyDirection::Radio(Box::new(dir)));
+                dir_names.push((format!("{}.{tag}", l.name), true));
+            }
+            let bandwidth_hz = radio.bandwidth.hz();
+            let mut add = |config, key: &str, targets: Vec<(DirId, u8)>| -> Result<(), InputError> {
+                let field = format!("link[{i}].radio.{key}");
+                let channel = ChannelContext { scenario_file: file, field: &field, base_dir };
+                let process = AnySinr::build(config, &RadioContext { channel, bandwidth_hz })?;
+                let rng = Rng::for_component(seed, &format!("link/{}/radio/{key}", l.name));
+                channels.push(ChannelDriver { process: DriverProcess::Sinr(process), rng, targets });
+                Ok(())
+            };
+            match &radio.reverse_channel {
+                None => add(&radio.channel, "channel", vec![(fwd, 0), (rev, 0)])?,
+                Some(reverse) => {
+                    add(&radio.channel, "channel", vec![(fwd, 0)])?;
+                    add(reverse, "reverse_channel", vec![(rev, 0)])?;
+                }
+            }
+            links.push(LinkInfo { name: l.name.clone(), radio: true, between: [a, b], dirs: [fwd, rev] });
+            continue;
+        }
+        let buffer = l.buffer.expect("resolve fills the buffer of links without the radio stack");
         for (id, from, to, d, tag) in [(fwd, a, b, &l.forward, "fwd"), (rev, b, a, &l.reverse, "rev")] {
             let impairments = Impairments {
                 loss: d.loss,
@@ -185,24 +260,24 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 reorder_delay: d.reorder_delay.0,
             };
             let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
-            dirs.push(Direction::new(id, from, to, rate, l.delay.0, l.buffer, impairments, rng));
-            dir_names.push(format!("{}.{tag}", l.name));
+            dirs.push(AnyDirection::Wired(Direction::new(id, from, to, rate, l.delay.0, buffer, impairments, rng)));
+            dir_names.push((format!("{}.{tag}", l.name), false));
         }
         if l.kind == LinkKind::Radio {
             let forward = l.channel.as_ref().expect("resolve checked radio links have a channel");
-            let mut add = |config, key: &str, targets: Vec<DirId>| -> Result<(), InputError> {
+            let mut add = |config, key: &str, targets: Vec<(DirId, u8)>| -> Result<(), InputError> {
                 let field = format!("link[{i}].{key}");
                 let ctx = ChannelContext { scenario_file: file, field: &field, base_dir };
                 let process = AnyChannel::build(config, &ctx)?;
                 let rng = Rng::for_component(seed, &format!("link/{}/{key}", l.name));
-                channels.push(ChannelDriver { process, rng, targets });
+                channels.push(ChannelDriver { process: DriverProcess::Rate(process), rng, targets });
                 Ok(())
             };
             match &l.reverse_channel {
-                None => add(forward, "channel", vec![fwd, rev])?,
+                None => add(forward, "channel", vec![(fwd, 0), (rev, 0)])?,
                 Some(reverse) => {
-                    add(forward, "channel", vec![fwd])?;
-                    add(reverse, "reverse_channel", vec![rev])?;
+                    add(forward, "channel", vec![(fwd, 0)])?;
+                    add(reverse, "reverse_channel", vec![(rev, 0)])?;
                 }
             }
         }
@@ -213,7 +288,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             dirs: [fwd, rev],
         });
     }
-    let endpoints: Vec<(NodeId, NodeId)> = dirs.iter().map(|d| (d.from, d.to)).collect();
+    let endpoints: Vec<(NodeId, NodeId)> = dirs.iter().map(|d| (d.from(), d.to())).collect();
     let routes = Routes::compute(s.nodes.len(), &endpoints);
 
     let mut flows = Vec::new();
@@ -258,4 +333,26 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         interval,
         series,
     ))
+}
+
+/// One direction of a radio-stack link: its AMC, HARQ and RLC entities from the `[link.radio]`
+/// table at `field`.
+fn radio_direction(
+    radio: &RadioConfig,
+    (id, from, to): (DirId, NodeId, NodeId),
+    delay: Duration,
+    (file, field, base_dir): (&str, &str, &Path),
+    rng: Rng,
+) -> Result<RadioDirection, InputError> {
+    let amc_field = format!("{field}.amc");
+    let amc = Amc::new(&radio.amc, &ChannelContext { scenario_file: file, field: &amc_field, base_dir })?;
+    let timing = RadioTiming {
+        slot: radio.slot.0,
+        bandwidth_hz: radio.bandwidth.hz(),
+        amc_delay: radio.amc_delay.0,
+        delay,
+        status_delay: delay + radio.harq.feedback_delay.0,
+    };
+    let rlc = (RlcTx::new(&radio.rlc), RlcRx::new(&radio.rlc), radio.rlc.mode == RlcMode::Tm);
+    Ok(RadioDirection::new(id, from, to, timing, amc, Harq::new(&radio.harq), rlc, radio.report.clone(), rng))
 }

@@ -6,6 +6,7 @@
 
 use crate::app::AppConfig;
 use crate::channel::ChannelConfig;
+use crate::radio::config::RadioConfig;
 use crate::sim::Duration;
 use crate::transport::tcp::TcpConfig;
 use crate::units::{BufferLimit, Rate, Time};
@@ -120,9 +121,8 @@ impl Default for DirectionConfig {
     }
 }
 
-fn default_buffer() -> BufferLimit {
-    BufferLimit::Packets(1000)
-}
+/// The queue limit of a link without the radio stack when `buffer` is not given.
+pub const DEFAULT_BUFFER: BufferLimit = BufferLimit::Packets(1000);
 
 /// `[[link]]`
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -145,12 +145,16 @@ pub struct LinkConfig {
     /// follows the forward channel (one blockage process shadows both directions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_channel: Option<ChannelConfig>,
+    /// Radio links with the full stack (SINR channels, AMC, HARQ, RLC), instead of `channel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radio: Option<RadioConfig>,
     /// One-way propagation delay.
     #[serde(default)]
     pub delay: Time,
-    /// Drop-tail limit of each direction's queue.
-    #[serde(default = "default_buffer")]
-    pub buffer: BufferLimit,
+    /// Drop-tail limit of each direction's queue. Default 1000 packets; links with the radio
+    /// stack buffer in RLC instead (`radio.rlc.buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferLimit>,
     #[serde(default)]
     pub forward: DirectionConfig,
     #[serde(default)]

@@ -1,0 +1,103 @@
+//! A link direction of either kind: a wired/rate-driven [`Direction`] or a radio direction with
+//! the full MAC/HARQ/RLC stack. Forwarding, sampling and the summary see only this interface.
+
+use super::link::{Direction, DirectionStats};
+use super::{NodeId, PacketId};
+use crate::event::{DirId, Event};
+use crate::radio::direction::RadioDirection;
+use crate::sim::{EventQueue, SimTime};
+
+pub enum AnyDirection {
+    Wired(Direction),
+    Radio(Box<RadioDirection>),
+}
+
+impl AnyDirection {
+    pub fn id(&self) -> DirId {
+        match self {
+            AnyDirection::Wired(d) => d.id,
+            AnyDirection::Radio(r) => r.id,
+        }
+    }
+
+    pub fn from(&self) -> NodeId {
+        match self {
+            AnyDirection::Wired(d) => d.from,
+            AnyDirection::Radio(r) => r.from,
+        }
+    }
+
+    pub fn to(&self) -> NodeId {
+        match self {
+            AnyDirection::Wired(d) => d.to,
+            AnyDirection::Radio(r) => r.to,
+        }
+    }
+
+    pub fn stats(&self) -> &DirectionStats {
+        match self {
+            AnyDirection::Wired(d) => &d.stats,
+            AnyDirection::Radio(r) => &r.stats,
+        }
+    }
+
+    pub fn queue_bytes(&self) -> u64 {
+        match self {
+            AnyDirection::Wired(d) => d.queue_bytes(),
+            AnyDirection::Radio(r) => r.queue_bytes(),
+        }
+    }
+
+    pub fn queue_packets(&self) -> usize {
+        match self {
+            AnyDirection::Wired(d) => d.queue_packets(),
+            AnyDirection::Radio(r) => r.queue_packets(),
+        }
+    }
+
+    /// The rate the direction can carry now, bit/s.
+    pub fn rate_bps(&self) -> u64 {
+        match self {
+            AnyDirection::Wired(d) => d.rate_bps(),
+            AnyDirection::Radio(r) => r.rate_bps(),
+        }
+    }
+
+    /// Bytes this direction has carried to its far end (wired: serialised; radio: SDUs the RLC
+    /// receiver delivered), for the throughput time series.
+    pub fn carried_bytes(&self) -> u64 {
+        match self {
+            AnyDirection::Wired(d) => d.stats.bytes_sent,
+            AnyDirection::Radio(r) => r.radio.sdu_bytes_delivered,
+        }
+    }
+
+    pub fn radio(&self) -> Option<&RadioDirection> {
+        match self {
+            AnyDirection::Wired(_) => None,
+            AnyDirection::Radio(r) => Some(r),
+        }
+    }
+
+    /// A packet of `size` bytes arrives for transmission; returned if the buffer is full.
+    #[inline]
+    pub fn admit(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PacketId,
+        size: u32,
+    ) -> Result<(), PacketId> {
+        match self {
+            AnyDirection::Wired(d) => d.admit(q, now, pkt, size),
+            AnyDirection::Radio(r) => r.admit(q, now, pkt, size),
+        }
+    }
+
+    pub fn finish(&mut self, now: SimTime) {
+        match self {
+            AnyDirection::Wired(d) => d.finish(now),
+            AnyDirection::Radio(r) => r.finish(now),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! `[link.radio]`: the full radio stack of a link — slot, bandwidth, SINR channels, AMC, HARQ,
+//! RLC and link reports. Every key has a default; docs/scenario.md lists them with units.
+
+use super::amc::AmcConfig;
+use super::harq::HarqConfig;
+use super::rlc::RlcConfig;
+use super::SinrChannelConfig;
+use crate::error::InputError;
+use crate::sim::Duration;
+use crate::units::{Frequency, Time};
+use serde::{Deserialize, Serialize};
+
+/// When the radio link publishes a [`super::report::LinkReport`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportMode {
+    /// Whenever the MCS the SINR allows changes (seed 001: on every BDP change).
+    #[default]
+    OnChange,
+    /// Every `period`.
+    Periodic,
+}
+
+/// `[link.radio.report]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReportConfig {
+    /// `"on_change"` (default) or `"periodic"`.
+    pub mode: ReportMode,
+    /// Period of periodic reports. Default 10 ms.
+    pub period: Time,
+}
+
+impl Default for ReportConfig {
+    fn default() -> Self {
+        ReportConfig { mode: ReportMode::OnChange, period: Time(Duration::from_millis(10)) }
+    }
+}
+
+fn default_slot() -> Time {
+    Time(Duration::from_micros(125))
+}
+
+fn default_bandwidth() -> Frequency {
+    Frequency(1_000_000_000)
+}
+
+fn default_amc_delay() -> Time {
+    Time(Duration::from_millis(1))
+}
+
+/// `[link.radio]`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RadioConfig {
+    /// MAC slot (TTI). Default 125 µs (NR numerology 3, seed 002).
+    #[serde(default = "default_slot")]
+    pub slot: Time,
+    /// Channel bandwidth. Default 1 GHz (seeds 002, 003).
+    #[serde(default = "default_bandwidth")]
+    pub bandwidth: Frequency,
+    /// Age of the SINR the MCS is chosen on (CQI feedback delay). Default 1 ms.
+    #[serde(default = "default_amc_delay")]
+    pub amc_delay: Time,
+    /// SINR process of the forward direction (required).
+    pub channel: SinrChannelConfig,
+    /// SINR process of the reverse direction; when absent the reverse direction follows the
+    /// forward channel's SINR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_channel: Option<SinrChannelConfig>,
+    #[serde(default)]
+    pub amc: AmcConfig,
+    #[serde(default)]
+    pub harq: HarqConfig,
+    #[serde(default)]
+    pub rlc: RlcConfig,
+    #[serde(default)]
+    pub report: ReportConfig,
+}
+
+impl RadioConfig {
+    /// Range checks of the keys this table owns; `field` is e.g. `link[0].radio`.
+    pub fn validate(&self, file: &str, field: &str) -> Result<(), InputError> {
+        let err = |key: &str, message: String| InputError::new(file, format!("{field}.{key}"), message);
+        let slot = self.slot.0;
+        if slot < Duration::from_micros(1) || slot > Duration::from_millis(10) {
+            return Err(err("slot", format!("{}; allowed 1us to 10ms", self.slot)));
+        }
+        if self.bandwidth.0 < 1_000 || self.bandwidth.0 > 10_000_000_000 {
+            return Err(err("bandwidth", format!("{}; allowed 1kHz to 10GHz", self.bandwidth)));
+        }
+        if self.report.mode == ReportMode::Periodic && self.report.period.0 < slot {
+            return Err(err("report.period", format!("{} is shorter than the slot ({})", self.report.period, self.slot)));
+        }
+        self.harq.validate(file, &format!("{field}.harq"))?;
+        self.rlc.validate(file, &format!("{field}.rlc"))?;
+        Ok(())
+    }
+}

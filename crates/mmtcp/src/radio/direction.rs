@@ -1,0 +1,602 @@
+//! One direction of a radio link with the full stack: RLC transmitter → slotted MAC with AMC and
+//! HARQ → RLC receiver at the far node.
+//!
+//! ```text
+//!  admit(pkt) ─► RLC tx (SDU buffer, segmentation, AM retransmissions)
+//!                   │ fill(TB bytes)          every slot while there is work
+//!                   ▼
+//!                MAC: MCS from the SINR one `amc_delay` old; TB = rate(MCS) × slot;
+//!                HARQ process; block error drawn at the actual SINR (Chase combining)
+//!                   │ decoded: slot end + delay              NACK: again after feedback_delay
+//!                   ▼
+//!                RLC rx (reassembly, reordering, STATUS) ──► packets to the far node, in order
+//!                   │ STATUS report after `status_delay` (ideal control path)
+//!                   └────────────────────────────► RLC tx
+//! ```
+//!
+//! The packets themselves stay in an SN-indexed table (`SduTable`) while RLC works on sequence
+//! numbers and byte ranges; the receiver's outcomes (deliver / lost) move them on or free them.
+//!
+//! Time: slot `k` spans [k·slot, (k+1)·slot). A TB sent in a slot is decoded at the slot's end
+//! plus the link's one-way `delay`; its ACK/NACK reaches the transmitter `feedback_delay` after
+//! the slot's end. Slots are only scheduled while the direction has work (data, retransmissions,
+//! TBs awaiting feedback), so an idle radio costs no events.
+//!
+//! Simplifications (docs/models/radio-link.md): each direction has every slot to itself (no
+//! TDD split between uplink and downlink, no other users); RLC STATUS reports travel on an ideal
+//! control path (delay `status_delay` = link delay + HARQ feedback delay, never lost, no
+//! capacity); MAC headers are folded into the AMC overhead.
+
+use super::amc::Amc;
+use super::config::ReportConfig;
+use super::harq::{Finished, Harq};
+use super::rlc::{RlcRx, RlcSegment, RlcTx, RxOutcome, StatusReport};
+use crate::event::{DirId, Event, RadioEvent};
+use crate::net::link::{DirectionStats, DropCause};
+use crate::net::{NodeId, PacketArena, PacketId};
+use crate::sim::{Duration, EventQueue, Rng, SimTime};
+use std::collections::VecDeque;
+
+/// Packets held by RLC, indexed by SDU sequence number.
+#[derive(Debug, Default)]
+struct SduTable {
+    base: u64,
+    slots: VecDeque<Option<PacketId>>,
+    held: usize,
+}
+
+impl SduTable {
+    fn push(&mut self, sn: u64, pkt: PacketId) {
+        debug_assert_eq!(sn, self.base + self.slots.len() as u64, "RLC numbers SDUs consecutively");
+        self.slots.push_back(Some(pkt));
+        self.held += 1;
+    }
+
+    /// Takes the packet of `sn` out (None if already delivered, lost or never admitted).
+    fn take(&mut self, sn: u64) -> Option<PacketId> {
+        let i = sn.checked_sub(self.base)? as usize;
+        let pkt = self.slots.get_mut(i)?.take();
+        if pkt.is_some() {
+            self.held -= 1;
+        }
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        pkt
+    }
+}
+
+/// A transport block: the RLC segments it carries, kept until it is decoded and its HARQ
+/// process is released.
+#[derive(Debug, Default)]
+struct Tb {
+    segments: Vec<RlcSegment>,
+    bytes: u32,
+    /// Holders: the HARQ process and/or the decode pipe.
+    refs: u8,
+}
+
+/// Counters of the radio stack of one direction (beyond the common [`DirectionStats`]).
+#[derive(Clone, Debug, Default)]
+pub struct RadioStats {
+    /// Slots in which a TB was sent (first transmissions and HARQ retransmissions).
+    pub tb_attempts: u64,
+    /// Attempts the receiver could not decode.
+    pub tb_errors: u64,
+    /// Slots with work to do but no usable MCS (SINR below the lowest MCS, or outage).
+    pub outage_slots: u64,
+    /// Bytes of RLC SDUs delivered to the far node.
+    pub sdu_bytes_delivered: u64,
+    pub sdus_delivered: u64,
+    /// SDUs the RLC receiver gave up on (UM gaps, AM discards, TM failed TBs).
+    pub sdus_lost: u64,
+    /// ∫ SINR dt over the time the SINR was finite, and that time, for the mean SINR.
+    pub sinr_db_ps: f64,
+    pub sinr_finite_ps: u64,
+}
+
+/// What a radio direction hands back to the world: packets that reached the far node and packets
+/// it dropped.
+#[derive(Debug, Default)]
+pub struct RadioOutput {
+    pub delivered: Vec<PacketId>,
+    pub dropped: Vec<(PacketId, DropCause)>,
+}
+
+/// The MCS a SINR allows, and the rate it gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkState {
+    pub sinr_db: f64,
+    pub mcs: Option<u8>,
+    pub rate_bps: u64,
+}
+
+/// Fixed parameters of a radio direction.
+#[derive(Clone, Copy, Debug)]
+pub struct RadioTiming {
+    pub slot: Duration,
+    pub bandwidth_hz: f64,
+    /// Age of the SINR the MCS is chosen on (CQI reporting and processing delay).
+    pub amc_delay: Duration,
+    /// One-way propagation and processing delay of the link.
+    pub delay: Duration,
+    /// RLC receiver → transmitter delay of STATUS reports.
+    pub status_delay: Duration,
+}
+
+pub struct RadioDirection {
+    pub id: DirId,
+    pub from: NodeId,
+    pub to: NodeId,
+    timing: RadioTiming,
+    amc: Amc,
+    pub harq: Harq,
+    pub tx: RlcTx,
+    pub rx: RlcRx,
+    /// RLC TM: the only mode whose receiver cannot detect a lost SDU.
+    transparent: bool,
+    rng: Rng,
+    sdus: SduTable,
+    tbs: Vec<Tb>,
+    free_tbs: Vec<u32>,
+    /// Decoded TBs on their way to the receiver: (arrival, TB).
+    decode_pipe: VecDeque<(SimTime, u32)>,
+    /// STATUS reports on their way to the transmitter: (arrival, report index).
+    status_pipe: VecDeque<(SimTime, usize)>,
+    reports: Vec<StatusReport>,
+    free_reports: Vec<usize>,
+    /// SINR changes, oldest first; the front is the value `amc_delay` ago.
+    sinr_history: VecDeque<(SimTime, f64)>,
+    /// The MAC's MCS (from the delayed SINR) and the history entry it was computed from.
+    mac_mcs: Option<u8>,
+    mac_mcs_from: Option<SimTime>,
+    /// What the current SINR allows (capacity, reports).
+    state: LinkState,
+    next_slot: Option<SimTime>,
+    last_slot: Option<SimTime>,
+    timer_at: Option<SimTime>,
+    accounted_until: SimTime,
+    segments: Vec<RlcSegment>,
+    sns: Vec<u64>,
+    outcomes: Vec<RxOutcome>,
+    finished: Vec<Finished>,
+    pub stats: DirectionStats,
+    pub radio: RadioStats,
+    /// When this direction publishes link reports, and how many it has published.
+    pub report: ReportConfig,
+    pub reports_published: u64,
+}
+
+impl RadioDirection {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: DirId,
+        from: NodeId,
+        to: NodeId,
+        timing: RadioTiming,
+        amc: Amc,
+        harq: Harq,
+        (tx, rx, transparent): (RlcTx, RlcRx, bool),
+        report: ReportConfig,
+        rng: Rng,
+    ) -> Self {
+        RadioDirection {
+            id,
+            from,
+            to,
+            timing,
+            amc,
+            harq,
+            tx,
+            rx,
+            transparent,
+            rng,
+            sdus: SduTable::default(),
+            tbs: Vec::new(),
+            free_tbs: Vec::new(),
+            decode_pipe: VecDeque::new(),
+            status_pipe: VecDeque::new(),
+            reports: Vec::new(),
+            free_reports: Vec::new(),
+            sinr_history: VecDeque::from([(SimTime::ZERO, f64::NEG_INFINITY)]),
+            mac_mcs: None,
+            mac_mcs_from: None,
+            state: LinkState { sinr_db: f64::NEG_INFINITY, mcs: None, rate_bps: 0 },
+            next_slot: None,
+            last_slot: None,
+            timer_at: None,
+            accounted_until: SimTime::ZERO,
+            segments: Vec::new(),
+            sns: Vec::new(),
+            outcomes: Vec::new(),
+            finished: Vec::new(),
+            stats: DirectionStats::default(),
+            radio: RadioStats::default(),
+            report,
+            reports_published: 0,
+        }
+    }
+
+    /// The link as the current SINR allows it (not yet seen by the MAC, which lags by
+    /// `amc_delay`).
+    pub fn link_state(&self) -> LinkState {
+        self.state
+    }
+
+    /// Capacity at the current SINR, bit/s.
+    pub fn rate_bps(&self) -> u64 {
+        self.state.rate_bps
+    }
+
+    /// Bytes waiting in RLC (new data and retransmissions).
+    pub fn queue_bytes(&self) -> u64 {
+        self.tx.buffered_bytes()
+    }
+
+    /// Packets held by RLC: waiting, in flight, or waiting for an AM acknowledgement.
+    pub fn queue_packets(&self) -> usize {
+        self.sdus.held
+    }
+
+    fn account(&mut self, now: SimTime) {
+        let dt = now.saturating_since(self.accounted_until);
+        if dt.0 > 0 {
+            self.stats.capacity_bit_ps += dt.0 as u128 * self.state.rate_bps as u128;
+            self.stats.queue_byte_ps += dt.0 as u128 * self.tx.buffered_bytes() as u128;
+            if self.state.sinr_db.is_finite() {
+                self.radio.sinr_db_ps += dt.0 as f64 * self.state.sinr_db;
+                self.radio.sinr_finite_ps += dt.0;
+            }
+            self.accounted_until = now;
+        }
+    }
+
+    /// Closes the integrals at the end of the run.
+    pub fn finish(&mut self, now: SimTime) {
+        self.account(now);
+    }
+
+    /// The channel's SINR changed. Returns true when the MCS the current SINR allows changed
+    /// (for on-change link reports).
+    pub fn set_sinr(&mut self, now: SimTime, sinr_db: f64) -> bool {
+        self.account(now);
+        self.sinr_history.push_back((now, sinr_db));
+        let mcs = self.amc.select(sinr_db);
+        let changed = mcs != self.state.mcs;
+        let rate_bps = mcs.map_or(0, |m| self.amc.rate_bps(m, self.timing.bandwidth_hz));
+        self.state = LinkState { sinr_db, mcs, rate_bps };
+        changed
+    }
+
+    /// The SINR now, and the MCS chosen on the SINR `amc_delay` ago.
+    fn mac_view(&mut self, now: SimTime) -> (f64, Option<u8>) {
+        let seen = now.saturating_since(SimTime::ZERO).0.saturating_sub(self.timing.amc_delay.0);
+        while self.sinr_history.len() > 1 && self.sinr_history[1].0 .0 <= seen {
+            self.sinr_history.pop_front();
+        }
+        let (from, delayed) = self.sinr_history[0];
+        if self.mac_mcs_from != Some(from) {
+            self.mac_mcs_from = Some(from);
+            self.mac_mcs = self.amc.select(delayed);
+        }
+        (self.state.sinr_db, self.mac_mcs)
+    }
+
+    /// A packet of `size` bytes arrives for transmission. Returns it back if RLC's buffer is full.
+    pub fn admit(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PacketId,
+        size: u32,
+    ) -> Result<(), PacketId> {
+        self.account(now);
+        match self.tx.offer(now, size) {
+            Some(sn) => {
+                self.sdus.push(sn, pkt);
+                self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.tx.buffered_bytes());
+                self.ensure_slot(q, now);
+                self.ensure_timer(q, now);
+                Ok(())
+            }
+            None => {
+                self.stats.drops_queue += 1;
+                Err(pkt)
+            }
+        }
+    }
+
+    /// Handles one of this direction's events.
+    pub fn on_event(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        arena: &PacketArena,
+        now: SimTime,
+        what: RadioEvent,
+        out: &mut RadioOutput,
+    ) {
+        match what {
+            RadioEvent::Slot => self.on_slot(q, now, out),
+            RadioEvent::Decode => self.on_decode(q, arena, now, out),
+            RadioEvent::Status => self.on_status(q, arena, now, out),
+            RadioEvent::Timer => self.on_timer(q, arena, now, out),
+            RadioEvent::Report => unreachable!("the world publishes link reports"),
+        }
+        self.ensure_timer(q, now);
+    }
+
+    fn next_boundary(&self, now: SimTime) -> SimTime {
+        let slot = self.timing.slot.0;
+        let k = now.0.div_ceil(slot);
+        let at = SimTime(k * slot);
+        match self.last_slot {
+            Some(last) if at <= last => last + self.timing.slot,
+            _ => at,
+        }
+    }
+
+    fn ensure_slot(&mut self, q: &mut EventQueue<Event>, now: SimTime) {
+        if self.next_slot.is_none() {
+            let at = self.next_boundary(now);
+            self.next_slot = Some(at);
+            q.schedule(at, Event::Radio { dir: self.id, what: RadioEvent::Slot });
+        }
+    }
+
+    fn ensure_timer(&mut self, q: &mut EventQueue<Event>, now: SimTime) {
+        let due = match (self.tx.next_deadline(), self.rx.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(at) = due {
+            if self.timer_at.is_none_or(|t| at < t) {
+                let at = at.max(now);
+                self.timer_at = Some(at);
+                q.schedule(at, Event::Radio { dir: self.id, what: RadioEvent::Timer });
+            }
+        }
+    }
+
+    fn alloc_tb(&mut self) -> u32 {
+        match self.free_tbs.pop() {
+            Some(i) => i,
+            None => {
+                self.tbs.push(Tb::default());
+                (self.tbs.len() - 1) as u32
+            }
+        }
+    }
+
+    fn release_tb(&mut self, tb: u32) {
+        let t = &mut self.tbs[tb as usize];
+        t.refs -= 1;
+        if t.refs == 0 {
+            t.segments.clear();
+            self.free_tbs.push(tb);
+        }
+    }
+
+    /// A TB whose every attempt failed: RLC TM has no other way to learn its SDUs are gone.
+    fn tb_lost(&mut self, tb: u32, out: &mut RadioOutput) {
+        if self.transparent {
+            for i in 0..self.tbs[tb as usize].segments.len() {
+                let sn = self.tbs[tb as usize].segments[i].sn;
+                if let Some(pkt) = self.sdus.take(sn) {
+                    self.radio.sdus_lost += 1;
+                    self.stats.drops_error += 1;
+                    out.dropped.push((pkt, DropCause::Error));
+                }
+            }
+        }
+    }
+
+    fn on_slot(&mut self, q: &mut EventQueue<Event>, now: SimTime, out: &mut RadioOutput) {
+        self.next_slot = None;
+        self.last_slot = Some(now);
+        self.account(now);
+        let slot_end = now + self.timing.slot;
+
+        let mut finished = std::mem::take(&mut self.finished);
+        self.harq.collect_feedback(now, &mut finished);
+        for f in finished.drain(..) {
+            if !f.decoded {
+                self.tb_lost(f.tb, out);
+            }
+            self.release_tb(f.tb);
+        }
+        self.finished = finished;
+
+        let (sinr_db, mcs) = self.mac_view(now);
+        let amc = &self.amc;
+        if let Some((proc, tb, tb_mcs)) = self.harq.retransmission() {
+            let attempt =
+                self.harq.send_again(proc, slot_end, sinr_db, |s| amc.bler(tb_mcs, s), &mut self.rng);
+            self.radio.tb_attempts += 1;
+            self.stats.bytes_sent += self.tbs[tb as usize].bytes as u64;
+            self.after_attempt(q, tb, attempt.decoded, slot_end, out);
+        } else if self.tx.has_pending() {
+            match mcs {
+                None => self.radio.outage_slots += 1,
+                Some(mcs) if self.harq.can_send_new() => self.send_new_tb(q, now, mcs, sinr_db, out),
+                Some(_) => {}
+            }
+        }
+
+        if self.tx.has_pending() || self.harq.busy() > 0 {
+            self.ensure_slot(q, slot_end);
+        }
+    }
+
+    fn send_new_tb(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        mcs: u8,
+        sinr_db: f64,
+        out: &mut RadioOutput,
+    ) {
+        let rate = self.amc.rate_bps(mcs, self.timing.bandwidth_hz);
+        let tb_bytes = (self.timing.slot.bits_at(rate) / 8).min(u32::MAX as u64) as u32;
+        if tb_bytes == 0 {
+            self.radio.outage_slots += 1;
+            return;
+        }
+        let mut segments = std::mem::take(&mut self.segments);
+        let mut dropped = std::mem::take(&mut self.sns);
+        segments.clear();
+        dropped.clear();
+        let used = self.tx.fill(now, tb_bytes, &mut segments, &mut dropped);
+        for &sn in &dropped {
+            if let Some(pkt) = self.sdus.take(sn) {
+                self.stats.drops_queue += 1;
+                out.dropped.push((pkt, DropCause::QueueFull));
+            }
+        }
+        self.sns = dropped;
+        if segments.is_empty() {
+            self.segments = segments;
+            return;
+        }
+        let tb = self.alloc_tb();
+        {
+            let t = &mut self.tbs[tb as usize];
+            std::mem::swap(&mut t.segments, &mut segments);
+            t.bytes = used;
+            t.refs = u8::from(self.harq.enabled());
+        }
+        self.segments = segments;
+        let slot_end = now + self.timing.slot;
+        let amc = &self.amc;
+        let attempt = self.harq.send_new(tb, mcs, slot_end, sinr_db, |s| amc.bler(mcs, s), &mut self.rng);
+        self.radio.tb_attempts += 1;
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += used as u64;
+        self.after_attempt(q, tb, attempt.decoded, slot_end, out);
+    }
+
+    fn after_attempt(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        tb: u32,
+        decoded: bool,
+        slot_end: SimTime,
+        out: &mut RadioOutput,
+    ) {
+        if decoded {
+            self.tbs[tb as usize].refs += 1;
+            let at = slot_end + self.timing.delay;
+            if self.decode_pipe.is_empty() {
+                q.schedule(at, Event::Radio { dir: self.id, what: RadioEvent::Decode });
+            }
+            self.decode_pipe.push_back((at, tb));
+        } else {
+            self.radio.tb_errors += 1;
+            if !self.harq.enabled() {
+                self.tbs[tb as usize].refs += 1;
+                self.tb_lost(tb, out);
+                self.release_tb(tb);
+            }
+        }
+    }
+
+    fn on_decode(&mut self, q: &mut EventQueue<Event>, arena: &PacketArena, now: SimTime, out: &mut RadioOutput) {
+        let (at, tb) = self.decode_pipe.pop_front().expect("Decode with an empty pipe");
+        debug_assert_eq!(at, now);
+        if let Some(&(next, _)) = self.decode_pipe.front() {
+            q.schedule(next, Event::Radio { dir: self.id, what: RadioEvent::Decode });
+        }
+        let mut outcomes = std::mem::take(&mut self.outcomes);
+        outcomes.clear();
+        for i in 0..self.tbs[tb as usize].segments.len() {
+            let seg = self.tbs[tb as usize].segments[i];
+            self.rx.on_segment(now, &seg, &mut outcomes);
+        }
+        self.release_tb(tb);
+        self.apply_outcomes(arena, &mut outcomes, out);
+        self.outcomes = outcomes;
+        self.send_status(q, now);
+    }
+
+    fn apply_outcomes(&mut self, arena: &PacketArena, outcomes: &mut Vec<RxOutcome>, out: &mut RadioOutput) {
+        for o in outcomes.drain(..) {
+            match o {
+                RxOutcome::Deliver(sn) => {
+                    if let Some(pkt) = self.sdus.take(sn) {
+                        self.radio.sdus_delivered += 1;
+                        self.radio.sdu_bytes_delivered += arena.get(pkt).size as u64;
+                        out.delivered.push(pkt);
+                    }
+                }
+                RxOutcome::Lost(sn) => {
+                    if let Some(pkt) = self.sdus.take(sn) {
+                        self.radio.sdus_lost += 1;
+                        self.stats.drops_error += 1;
+                        out.dropped.push((pkt, DropCause::Error));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Moves a STATUS report the receiver wants to send onto the control path.
+    fn send_status(&mut self, q: &mut EventQueue<Event>, now: SimTime) {
+        let idx = self.free_reports.pop().unwrap_or_else(|| {
+            self.reports.push(StatusReport { ack_sn: 0, nacks: Vec::new() });
+            self.reports.len() - 1
+        });
+        if self.rx.take_status(now, &mut self.reports[idx]) {
+            let at = now + self.timing.status_delay;
+            if self.status_pipe.is_empty() {
+                q.schedule(at, Event::Radio { dir: self.id, what: RadioEvent::Status });
+            }
+            self.status_pipe.push_back((at, idx));
+        } else {
+            self.free_reports.push(idx);
+        }
+    }
+
+    fn on_status(&mut self, q: &mut EventQueue<Event>, arena: &PacketArena, now: SimTime, out: &mut RadioOutput) {
+        let (at, idx) = self.status_pipe.pop_front().expect("Status with an empty pipe");
+        debug_assert_eq!(at, now);
+        if let Some(&(next, _)) = self.status_pipe.front() {
+            q.schedule(next, Event::Radio { dir: self.id, what: RadioEvent::Status });
+        }
+        let mut discarded = std::mem::take(&mut self.sns);
+        discarded.clear();
+        self.tx.on_status(now, &self.reports[idx], &mut discarded);
+        self.free_reports.push(idx);
+        let mut outcomes = std::mem::take(&mut self.outcomes);
+        outcomes.clear();
+        for &sn in &discarded {
+            self.rx.on_discard(sn, &mut outcomes);
+        }
+        self.sns = discarded;
+        self.apply_outcomes(arena, &mut outcomes, out);
+        self.outcomes = outcomes;
+        if self.tx.has_pending() {
+            self.ensure_slot(q, now);
+        }
+    }
+
+    fn on_timer(&mut self, q: &mut EventQueue<Event>, arena: &PacketArena, now: SimTime, out: &mut RadioOutput) {
+        if self.timer_at != Some(now) {
+            return; // superseded by an earlier deadline
+        }
+        self.timer_at = None;
+        if self.tx.next_deadline().is_some_and(|t| t <= now) {
+            self.tx.on_timer(now);
+        }
+        if self.rx.next_deadline().is_some_and(|t| t <= now) {
+            let mut outcomes = std::mem::take(&mut self.outcomes);
+            outcomes.clear();
+            self.rx.on_timer(now, &mut outcomes);
+            self.apply_outcomes(arena, &mut outcomes, out);
+            self.outcomes = outcomes;
+            self.send_status(q, now);
+        }
+        if self.tx.has_pending() {
+            self.ensure_slot(q, now);
+        }
+    }
+}
