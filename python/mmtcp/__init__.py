@@ -8,10 +8,23 @@ The simulation runs in Rust (`mmtcp._core`); this package is its Python face:
 - `mmtcp.validate(scenario, overrides=...)` checks a scenario and returns it resolved, as TOML;
 - `ScenarioError` (a `ValueError`) reports a bad scenario, trace or override in one line naming
   the file and the field; `SimulationError` (a `RuntimeError`) reports an internal failure;
-- the `mmtcp` command (`mmtcp.cli`) runs, validates, plots and benchmarks from the shell.
+- `mmtcp.sweep(scenario, grid=..., seeds=..., workers=..., out=...)` runs a scenario over a grid of
+  overrides x seeds on a process pool and returns a `SweepResult` (per-point mean and 95 % CI);
+- the `mmtcp` command (`mmtcp.cli`) runs, validates, plots, benchmarks, sweeps and reproduces
+  experiments from the shell.
 """
 
 from mmtcp._core import ScenarioError, SimulationError, __version__
 from mmtcp.api import Result, run, validate
+from mmtcp.sweep import SweepResult, sweep
 
-__all__ = ["Result", "ScenarioError", "SimulationError", "__version__", "run", "validate"]
+__all__ = [
+    "Result",
+    "ScenarioError",
+    "SimulationError",
+    "SweepResult",
+    "__version__",
+    "run",
+    "sweep",
+    "validate",
+]

@@ -4,14 +4,22 @@
     mmtcp validate SCENARIO [--set PATH=VALUE]... [--print]
     mmtcp plot DIR
     mmtcp bench [--dir DIR] [--engine-events N]
+    mmtcp sweep SCENARIO --seeds SPEC [--grid PATH=V1,V2,...]... [--set PATH=VALUE]...
+                [--metric NAME]... [--workers N] [--out DIR] [--force] [--quiet]
+    mmtcp sweep SWEEP.toml [same options: they add to or replace the sweep file's]
+    mmtcp reproduce --list [--dir DIR]
+    mmtcp reproduce NAME [--quick] [--workers N] [--out DIR] [--force] [--dir DIR] [--quiet]
     mmtcp --version
 
 `run` writes `summary.json`, `timeseries.parquet`, `scenario.resolved.toml` and `plots/*.png`
-into DIR (default `out/<scenario stem>`) and prints a summary table.
+into DIR (default `out/<scenario stem>`) and prints a summary table. `sweep` runs a scenario over
+a grid of overrides x seeds on a process pool into DIR (default `out/sweep-<stem>`; see
+docs/sweeps.md); `reproduce` runs an experiment of `experiments/` and draws its figures.
 
 Exit status: 0 on success; 2 on bad input (the scenario, a trace file, an override or the command
 line), reported as one line on stderr that names the file and the field; 1 on anything else,
-reported as `mmtcp: internal error: ...` (with the traceback when MMTCP_DEBUG=1); 130 on Ctrl-C.
+reported as `mmtcp: internal error: ...` (with the traceback when MMTCP_DEBUG=1), and when runs of
+a sweep failed; 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -30,6 +38,17 @@ from mmtcp.api import run, split_override, validate
 from mmtcp.bench import DEFAULT_ENGINE_EVENTS, run_suite
 from mmtcp.progress import ProgressBar
 from mmtcp.report import run_report
+from mmtcp.reproduce import experiment_roots, find_experiments, reproduce
+from mmtcp.sweep import (
+    SweepInterrupted,
+    SweepResult,
+    check_metrics,
+    make_spec,
+    parse_grid_option,
+    parse_seeds,
+    points_table,
+    run_spec,
+)
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -65,6 +84,20 @@ def _override(text: str) -> str:
     except ScenarioError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     return text
+
+
+def _grid(text: str) -> tuple[str, list[str]]:
+    try:
+        return parse_grid_option(text)
+    except ScenarioError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        return parse_seeds(text, None)
+    except ScenarioError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _add_set_option(command: argparse.ArgumentParser) -> None:
@@ -127,7 +160,73 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"events of the engine micro-benchmark (default {DEFAULT_ENGINE_EVENTS:_})",
     )
     p.set_defaults(handler=_cmd_bench)
+
+    p = commands.add_parser(
+        "sweep", help="run a scenario over a grid of overrides x seeds, with confidence intervals"
+    )
+    p.add_argument(
+        "scenario",
+        metavar="SCENARIO",
+        help="scenario file, or sweep file (TOML with a 'scenario' key; see docs/sweeps.md)",
+    )
+    p.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        type=_grid,
+        metavar="PATH=V1,V2,...",
+        help="values of an override; the points are the product of all --grid (repeatable)",
+    )
+    p.add_argument(
+        "--seeds",
+        type=_seeds,
+        metavar="SPEC",
+        help="seeds of every point: 10 (seeds 1 to 10), 1-10, or 3,7,9",
+    )
+    _add_set_option(p)
+    p.add_argument(
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="NAME",
+        help="dotted path into summary.json, e.g. flows.bulk.rtt_ms.p99 (repeatable; default: "
+        "every flow's goodput, RTT, one-way delay, completion time, retransmissions)",
+    )
+    _add_pool_options(p, "output directory (default out/sweep-<stem>)")
+    p.set_defaults(handler=_cmd_sweep)
+
+    p = commands.add_parser("reproduce", help="run a paper experiment and draw its figures")
+    p.add_argument("name", nargs="?", metavar="NAME", help="experiment name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the available experiments")
+    p.add_argument("--quick", action="store_true", help="the reduced version (under a minute)")
+    p.add_argument(
+        "--dir",
+        dest="experiments_dir",
+        metavar="DIR",
+        help="where the experiments are (default: the nearest experiments/ at or above the "
+        "current directory, and the repository's)",
+    )
+    _add_pool_options(p, "output directory (default out/reproduce/<name>[-quick])")
+    p.set_defaults(handler=_cmd_reproduce)
     return parser
+
+
+def _add_pool_options(command: argparse.ArgumentParser, out_help: str) -> None:
+    command.add_argument(
+        "--workers",
+        type=_count,
+        metavar="N",
+        help=f"worker processes (default: all {os.cpu_count()} cores)",
+    )
+    command.add_argument("--out", metavar="DIR", help=out_help)
+    command.add_argument(
+        "--force",
+        action="store_true",
+        help="if DIR holds runs of a different sweep, delete them instead of refusing",
+    )
+    command.add_argument(
+        "--quiet", action="store_true", help="no progress and no table; warnings and errors only"
+    )
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -176,6 +275,116 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if not directory.is_dir():
         raise ScenarioError(f"{directory}: no such directory")
     return run_suite(directory, engine_events=args.engine_events)
+
+
+def _warn(message: str) -> None:
+    print(f"mmtcp: warning: {message}", file=sys.stderr)
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    grid: dict[str, list[str]] = {}
+    for path, values in args.grid:
+        if path in grid:
+            raise ScenarioError(f"--grid {path}: given twice; list all its values in one --grid")
+        grid[path] = values
+    spec = make_spec(args.scenario, grid=grid, seeds=args.seeds, overrides=args.overrides)
+    if args.metrics:
+        spec.metrics = check_metrics(args.metrics, "--metric")
+    stream = None if args.quiet else sys.stderr
+    try:
+        result = run_spec(
+            spec, workers=args.workers, out=args.out, force=args.force, stream=stream, warn=_warn
+        )
+    except KeyboardInterrupt as e:
+        return _interrupted(e)
+    if not args.quiet:
+        shown = result.metrics
+        if spec.metrics is None:  # the default set is wide: show goodput, points.csv has all
+            shown = [m for m in result.metrics if m.endswith(".goodput_bps")]
+        print(points_table(result.points, shown))
+        print(f"\nmean ± 95 % CI over the seeds; every metric in {result.out_dir / 'points.csv'}")
+    return _report_failures(result)
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    if args.list:
+        if args.name:
+            raise ScenarioError("reproduce: give either --list or an experiment NAME, not both")
+        roots = experiment_roots(args.experiments_dir)
+        experiments = find_experiments(roots, on_error=_warn)
+        if not experiments:
+            where = ", ".join(map(str, roots)) or "no experiments/ folder found"
+            print(f"no experiments ({where})")
+            return EXIT_OK
+        rows = [("name", "title", "folder")]
+        rows += [(e.name, e.title, _shown_path(e.directory)) for e in experiments]
+        name_width = max(len(row[0]) for row in rows)
+        title_width = max(len(row[1]) for row in rows)
+        for name, title, folder in rows:
+            print(f"{name:<{name_width}}  {title:<{title_width}}  {folder}")
+        return EXIT_OK
+    if not args.name:
+        raise ScenarioError("reproduce: give an experiment NAME, or --list to see them")
+    try:
+        done = reproduce(
+            args.name,
+            quick=args.quick,
+            workers=args.workers,
+            out=args.out,
+            force=args.force,
+            directory=args.experiments_dir,
+            stream=None if args.quiet else sys.stderr,
+            warn=_warn,
+        )
+    except KeyboardInterrupt as e:
+        return _interrupted(e)
+    if not args.quiet:
+        experiment = done.experiment
+        print(f"{experiment.name}{' (quick)' if args.quick else ''}: {experiment.title}")
+        if experiment.paper:
+            print(f"paper: {experiment.paper}")
+        print(f"claim: {experiment.claim}\n")
+        print(points_table(done.sweep.points, done.table_metrics))
+        print("\nmean ± 95 % CI over the seeds")
+        for figure in done.figures:
+            print(f"figure: {figure}")
+        print(f"results in {done.sweep.out_dir}{os.sep}")
+    return _report_failures(done.sweep)
+
+
+def _shown_path(path: Path) -> str:
+    """`path` relative to the current directory if it is below it, else absolute."""
+    absolute = path.resolve()
+    try:
+        return str(absolute.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(absolute)
+
+
+def _interrupted(e: KeyboardInterrupt) -> int:
+    if isinstance(e, SweepInterrupted):
+        print(
+            f"mmtcp: interrupted: {e.done} of {e.total} runs are saved in {e.out_dir}; "
+            f"run the same command again to resume",
+            file=sys.stderr,
+        )
+    else:
+        print("mmtcp: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _report_failures(result: SweepResult) -> int:
+    failures = result.failures
+    if not failures:
+        return EXIT_OK
+    runs = "run" if len(failures) == 1 else "runs"
+    print(f"mmtcp: {len(failures)} {runs} failed:", file=sys.stderr)
+    for failure in failures[:10]:
+        print(f"  {failure.path}: {failure.message}", file=sys.stderr)
+    if len(failures) > 10:
+        print(f"  ... and {len(failures) - 10} more", file=sys.stderr)
+    print("rerun the same command to retry them", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,288 @@
+"""Paper experiments and `mmtcp reproduce`.
+
+An experiment is a folder `experiments/<paper>/<figure>/` holding:
+
+- `experiment.toml`: `name` (e.g. `polese2017-retx`), `title`, `claim` (what the paper reports),
+  optionally `paper` (the reference) and `table` (the metrics printed after the run; default:
+  the sweep's metrics), a `[sweep]` table with the keys of a sweep file (`scenario` relative to
+  the experiment's folder, `seeds`, `[sweep.grid]`, `[[sweep.point]]`, `sweep.set`,
+  `sweep.metrics`), and a `[quick]` table whose `seeds`, `grid`, `point`, `set` and `metrics`
+  replace those of `[sweep]` (grid and set key by key) for a version that runs in under a minute;
+- `scenario.toml` (or whatever `sweep.scenario` names);
+- `plot.py`: `def plot(points: list[dict], out_dir: Path) -> list[Path]`, drawing the figures
+  from the points of points.json;
+- `README.md`: the claim, what mmtcp gets, how to run it.
+
+`reproduce(name)` runs the experiment's sweep into `out/reproduce/<name>[-quick]/` (resumable, as
+any sweep), then its `plot.py` into `figures/` there. Experiments are looked for in the nearest
+`experiments/` folder at or above the current directory, then in the repository's (two levels
+above this package).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from mmtcp._core import ScenarioError
+from mmtcp.sweep import (
+    SweepResult,
+    SweepSpec,
+    apply_table,
+    check_metrics,
+    run_spec,
+    spec_from_table,
+)
+
+EXPERIMENT_FILE = "experiment.toml"
+EXPERIMENT_KEYS = ("name", "title", "claim", "paper", "table", "sweep", "quick")
+QUICK_KEYS = ("seeds", "grid", "point", "set", "metrics")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The repository's root, if this package runs from a checkout (python/mmtcp/ in it)."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment folder, its experiment.toml read (not yet run)."""
+
+    name: str
+    title: str
+    claim: str
+    paper: str | None
+    directory: Path
+    config: dict[str, Any]
+
+    @property
+    def path(self) -> Path:
+        return self.directory / EXPERIMENT_FILE
+
+    def spec(self, quick: bool = False) -> SweepSpec:
+        """The sweep to run: `[sweep]`, with `[quick]` applied if `quick`."""
+        origin = str(self.path)
+        sweep_table = self.config["sweep"]
+        spec = spec_from_table(sweep_table, self.directory, f"{origin}: sweep", self.name)
+        if quick:
+            spec.origin = f"{origin}: quick"
+            if "point" in self.config["quick"]:
+                spec.points = []
+            apply_table(spec, self.config["quick"], f"{origin}: quick")
+        return spec
+
+    def table_metrics(self, metrics: Sequence[str]) -> list[str]:
+        """The metrics printed after the run: `table`, else the sweep's `metrics`."""
+        table = self.config.get("table")
+        return list(table) if table is not None else list(metrics)
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What `reproduce` produced: the sweep's result and the figures drawn."""
+
+    experiment: Experiment
+    sweep: SweepResult
+    figures: list[Path]
+    table_metrics: list[str]
+
+
+def experiment_roots(directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Where experiments are looked for: `directory` alone if given; else the nearest
+    `experiments/` at or above the current directory, then the repository's."""
+    if directory is not None:
+        root = Path(directory)
+        if not root.is_dir():
+            raise ScenarioError(f"{root}: no such experiments directory")
+        return [root]
+    roots: list[Path] = []
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / "experiments").is_dir():
+            roots.append(folder / "experiments")
+            break
+    if (REPO_ROOT / "experiments").is_dir():
+        roots.append(REPO_ROOT / "experiments")
+    unique: list[Path] = []
+    for root in roots:
+        if all(root.resolve() != other.resolve() for other in unique):
+            unique.append(root)
+    return unique
+
+
+def load_experiment(path: str | os.PathLike[str]) -> Experiment:
+    """Reads and checks an experiment.toml (the sweep itself is checked when it runs)."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            config = tomllib.load(f)
+    except OSError as e:
+        raise ScenarioError(f"{path}: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    unknown = [key for key in config if key not in EXPERIMENT_KEYS]
+    if unknown:
+        raise ScenarioError(
+            f"{path}: unknown key {unknown[0]!r}; allowed: {', '.join(EXPERIMENT_KEYS)}"
+        )
+    for key in ("name", "title", "claim"):
+        if not isinstance(config.get(key), str) or not config[key].strip():
+            raise ScenarioError(f"{path}: {key}: expected a non-empty string")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", config["name"]):
+        raise ScenarioError(
+            f"{path}: name: {config['name']!r} is not a name; use letters, digits, '.', '_', '-'"
+        )
+    if not isinstance(config.get("sweep"), dict):
+        raise ScenarioError(f"{path}: expected a [sweep] table (the keys of a sweep file)")
+    quick = config.setdefault("quick", {})
+    if not isinstance(quick, dict):
+        raise ScenarioError(f"{path}: quick: expected a table")
+    unknown = [key for key in quick if key not in QUICK_KEYS]
+    if unknown:
+        raise ScenarioError(
+            f"{path}: quick: unknown key {unknown[0]!r}; allowed: {', '.join(QUICK_KEYS)}"
+        )
+    if "table" in config:
+        table = config["table"]
+        if not isinstance(table, list) or not all(isinstance(m, str) for m in table):
+            raise ScenarioError(f"{path}: table: expected a list of metric paths")
+        check_metrics(table, f"{path}: table")
+    paper = config.get("paper")
+    return Experiment(
+        name=config["name"],
+        title=config["title"].strip(),
+        claim=" ".join(config["claim"].split()),
+        paper=paper if isinstance(paper, str) else None,
+        directory=path.parent,
+        config=config,
+    )
+
+
+def find_experiments(
+    roots: Sequence[Path], on_error: Callable[[str], None] | None = None
+) -> list[Experiment]:
+    """Every experiment under `roots`, sorted by name; the first root wins a name found twice.
+    An unreadable experiment.toml is reported to `on_error` (raised if None)."""
+    found: dict[str, Experiment] = {}
+    for root in roots:
+        in_root: dict[str, Experiment] = {}
+        for path in sorted(root.rglob(EXPERIMENT_FILE)):
+            try:
+                experiment = load_experiment(path)
+            except ScenarioError as e:
+                if on_error is None:
+                    raise
+                on_error(str(e))
+                continue
+            if experiment.name in in_root:
+                raise ScenarioError(
+                    f"{path}: name {experiment.name!r} is also the name of "
+                    f"{in_root[experiment.name].path}"
+                )
+            in_root[experiment.name] = experiment
+        for name, experiment in in_root.items():
+            found.setdefault(name, experiment)
+    return sorted(found.values(), key=lambda e: e.name)
+
+
+def find_experiment(name: str, roots: Sequence[Path]) -> Experiment:
+    """The experiment called `name`; a `ScenarioError` saying what is wrong with its
+    experiment.toml if it cannot be read, or listing the available names if there is none."""
+    broken: list[str] = []
+    experiments = find_experiments(roots, on_error=broken.append)
+    for experiment in experiments:
+        if experiment.name == name:
+            return experiment
+    for root in roots:
+        for path in sorted(root.rglob(EXPERIMENT_FILE)):
+            if _declared_name(path) == name:
+                load_experiment(path)  # raises what is wrong with it
+    where = ", ".join(str(root) for root in roots) or "no experiments/ folder found"
+    names = ", ".join(e.name for e in experiments) or "none"
+    raise ScenarioError(f"no experiment named {name!r} in {where}; available: {names}")
+
+
+def _declared_name(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            name = tomllib.load(f).get("name")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def reproduce(
+    name: str,
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    directory: str | os.PathLike[str] | None = None,
+    stream: TextIO | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Reproduction:
+    """Runs experiment `name` (its quick version if `quick`) and draws its figures.
+
+    Output: `out` (default `out/reproduce/<name>[-quick]`) holds the sweep's files (sweep.json,
+    runs/, points.csv, points.json) and `figures/`.
+    """
+    experiment = find_experiment(name, experiment_roots(directory))
+    spec = experiment.spec(quick)
+    out_dir = Path(out) if out is not None else default_out_dir(experiment.name, quick)
+    kwargs: dict[str, Any] = {"workers": workers, "out": out_dir, "force": force, "stream": stream}
+    if warn is not None:
+        kwargs["warn"] = warn
+    result = run_spec(spec, **kwargs)
+    table = experiment.table_metrics(result.metrics)
+    unknown = [m for m in table if m not in result.metrics]
+    if unknown:
+        (warn or _warn_python)(
+            f"{experiment.path}: table: {unknown[0]} is not one of the sweep's metrics"
+        )
+        table = [m for m in table if m in result.metrics]
+    figures = draw(experiment, result.points, out_dir / "figures")
+    return Reproduction(experiment, result, figures, table)
+
+
+def _warn_python(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, stacklevel=3)
+
+
+def default_out_dir(name: str, quick: bool) -> Path:
+    return Path("out") / "reproduce" / (f"{name}-quick" if quick else name)
+
+
+def draw(experiment: Experiment, points: list[dict[str, Any]], figures_dir: Path) -> list[Path]:
+    """Calls the experiment's `plot.py` (none: no figures) on matplotlib's Agg backend."""
+    plot_file = experiment.directory / "plot.py"
+    if not plot_file.is_file():
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    module_name = "mmtcp_experiment_" + re.sub(r"\W", "_", experiment.name)
+    module_spec = importlib.util.spec_from_file_location(module_name, plot_file)
+    if module_spec is None or module_spec.loader is None:
+        raise ScenarioError(f"{plot_file}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+        plot = getattr(module, "plot", None)
+        if not callable(plot):
+            raise ScenarioError(f"{plot_file}: defines no plot(points, out_dir) function")
+        figures_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            written = plot(points, figures_dir)
+        except Exception as e:
+            raise RuntimeError(f"{plot_file}: plot() failed: {type(e).__name__}: {e}") from e
+    finally:
+        sys.modules.pop(module_name, None)
+    return [Path(p) for p in written or []]
