@@ -75,6 +75,12 @@ impl PairStart {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MarkovPairConfig {
+    /// Name shared by the two links the pair drives (required); both links give the same
+    /// parameters.
+    pub group: String,
+    /// Which link of the pair this is: 1 (the link that flips with probability p) or 2
+    /// (required).
+    pub member: u8,
     /// Probability that link 1 flips its level at a step, in [0, 1]. Default 0.1.
     #[serde(default = "default_p")]
     pub p: f64,
@@ -130,6 +136,8 @@ fn default_high_std() -> Rate {
 impl Default for MarkovPairConfig {
     fn default() -> MarkovPairConfig {
         MarkovPairConfig {
+            group: "pair".into(),
+            member: 1,
             p: default_p(),
             q: default_q(),
             step: default_step(),
@@ -369,17 +377,21 @@ mod tests {
 
     #[test]
     fn test_config_defaults_and_errors_name_the_key() {
-        let c: MarkovPairConfig = toml::from_str("").unwrap();
+        let c: MarkovPairConfig = toml::from_str("group = \"pair\"\nmember = 1").unwrap();
         assert_eq!(c, MarkovPairConfig::default());
+        assert!(toml::from_str::<MarkovPairConfig>("").unwrap_err().to_string().contains("group"));
         assert_eq!(
             (c.p, c.q, c.step, c.low_std),
             (0.1, 0.5, Time(Duration::from_millis(100)), Rate(300_000_000))
         );
-        let c: MarkovPairConfig = toml::from_str("q = 0.67\nstart = \"ll\"\nlow_std = \"0.3Gbps\"").unwrap();
+        let text = "group = \"g\"\nmember = 2\nq = 0.67\nstart = \"ll\"\nlow_std = \"0.3Gbps\"";
+        let c: MarkovPairConfig = toml::from_str(text).unwrap();
         assert_eq!((c.q, c.start), (0.67, PairStart::Ll));
         let resolved = toml::to_string(&c).unwrap();
         assert_eq!(toml::from_str::<MarkovPairConfig>(&resolved).unwrap(), c, "{resolved}");
-        let err = toml::from_str::<MarkovPairConfig>("pp = 0.3").unwrap_err().to_string();
+        let err = toml::from_str::<MarkovPairConfig>("group = \"g\"\nmember = 1\npp = 0.3")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown field `pp`"), "{err}");
 
         for (config, field, needle) in [

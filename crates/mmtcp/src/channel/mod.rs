@@ -59,6 +59,9 @@ pub enum ChannelConfig {
     OnOff(OnOffConfig),
     /// `{ kind = "slotted", slot, los_rate, nlos_rate, nlos_probability }`.
     Slotted(SlottedConfig),
+    /// `{ kind = "markov_pair", group, member, p, q, ... }`: COTAG's four-state Markov model,
+    /// driving two links jointly (docs/models/markov-pair.md).
+    MarkovPair(markov_pair::MarkovPairConfig),
 }
 
 /// Where a channel config came from, for error messages and for resolving trace paths.
@@ -106,6 +109,7 @@ impl AnyChannel {
             ChannelConfig::Trace(c) => AnyChannel::Trace(TraceChannel::load(c, ctx)?),
             ChannelConfig::OnOff(c) => AnyChannel::OnOff(OnOffChannel::new(c, ctx)?),
             ChannelConfig::Slotted(c) => AnyChannel::Slotted(SlottedChannel::new(c, ctx)?),
+            ChannelConfig::MarkovPair(_) => unreachable!("scenario::build builds Markov pairs per group"),
         })
     }
 }

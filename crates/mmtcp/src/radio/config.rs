@@ -90,7 +90,10 @@ impl RadioConfig {
             return Err(err("bandwidth", format!("{}; allowed 1kHz to 10GHz", self.bandwidth)));
         }
         if self.report.mode == ReportMode::Periodic && self.report.period.0 < slot {
-            return Err(err("report.period", format!("{} is shorter than the slot ({})", self.report.period, self.slot)));
+            return Err(err(
+                "report.period",
+                format!("{} is shorter than the slot ({})", self.report.period, self.slot),
+            ));
         }
         self.harq.validate(file, &format!("{field}.harq"))?;
         self.rlc.validate(file, &format!("{field}.rlc"))?;

@@ -317,7 +317,7 @@ impl RadioDirection {
         out: &mut RadioOutput,
     ) {
         match what {
-            RadioEvent::Slot => self.on_slot(q, now, out),
+            RadioEvent::Slot => self.on_slot(q, arena, now, out),
             RadioEvent::Decode => self.on_decode(q, arena, now, out),
             RadioEvent::Status => self.on_status(q, arena, now, out),
             RadioEvent::Timer => self.on_timer(q, arena, now, out),
@@ -391,7 +391,13 @@ impl RadioDirection {
         }
     }
 
-    fn on_slot(&mut self, q: &mut EventQueue<Event>, now: SimTime, out: &mut RadioOutput) {
+    fn on_slot(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        arena: &PacketArena,
+        now: SimTime,
+        out: &mut RadioOutput,
+    ) {
         self.next_slot = None;
         self.last_slot = Some(now);
         self.account(now);
@@ -418,7 +424,7 @@ impl RadioDirection {
         } else if self.tx.has_pending() {
             match mcs {
                 None => self.radio.outage_slots += 1,
-                Some(mcs) if self.harq.can_send_new() => self.send_new_tb(q, now, mcs, sinr_db, out),
+                Some(mcs) if self.harq.can_send_new() => self.send_new_tb(q, arena, now, mcs, sinr_db, out),
                 Some(_) => {}
             }
         }
@@ -431,6 +437,7 @@ impl RadioDirection {
     fn send_new_tb(
         &mut self,
         q: &mut EventQueue<Event>,
+        arena: &PacketArena,
         now: SimTime,
         mcs: u8,
         sinr_db: f64,
@@ -446,12 +453,21 @@ impl RadioDirection {
         let mut dropped = std::mem::take(&mut self.sns);
         segments.clear();
         dropped.clear();
+        let codel_before = self.tx.stats().drops_codel;
         let used = self.tx.fill(now, tb_bytes, &mut segments, &mut dropped);
-        for &sn in &dropped {
-            if let Some(pkt) = self.sdus.take(sn) {
-                self.stats.drops_queue += 1;
-                out.dropped.push((pkt, DropCause::QueueFull));
+        if !dropped.is_empty() {
+            // The last `codel` SNs are CoDel's head drops (buffer drops); any before them are AM
+            // give-ups decided at a poll-retransmit expiry. Either way the receiver must stop
+            // waiting for them; a give-up is lost (or delivered, if it had arrived) through the
+            // receiver's outcome.
+            let codel = (self.tx.stats().drops_codel - codel_before) as usize;
+            for &sn in &dropped[dropped.len() - codel..] {
+                if let Some(pkt) = self.sdus.take(sn) {
+                    self.stats.drops_queue += 1;
+                    out.dropped.push((pkt, DropCause::QueueFull));
+                }
             }
+            self.discard(q, arena, now, &dropped, out);
         }
         self.sns = dropped;
         if segments.is_empty() {
@@ -500,7 +516,13 @@ impl RadioDirection {
         }
     }
 
-    fn on_decode(&mut self, q: &mut EventQueue<Event>, arena: &PacketArena, now: SimTime, out: &mut RadioOutput) {
+    fn on_decode(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        arena: &PacketArena,
+        now: SimTime,
+        out: &mut RadioOutput,
+    ) {
         let (at, tb) = self.decode_pipe.pop_front().expect("Decode with an empty pipe");
         debug_assert_eq!(at, now);
         if let Some(&(next, _)) = self.decode_pipe.front() {
@@ -556,7 +578,13 @@ impl RadioDirection {
         }
     }
 
-    fn on_status(&mut self, q: &mut EventQueue<Event>, arena: &PacketArena, now: SimTime, out: &mut RadioOutput) {
+    fn on_status(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        arena: &PacketArena,
+        now: SimTime,
+        out: &mut RadioOutput,
+    ) {
         let (at, idx) = self.status_pipe.pop_front().expect("Status with an empty pipe");
         debug_assert_eq!(at, now);
         if let Some(&(next, _)) = self.status_pipe.front() {
@@ -566,20 +594,42 @@ impl RadioDirection {
         discarded.clear();
         self.tx.on_status(now, &self.reports[idx], &mut discarded);
         self.free_reports.push(idx);
-        let mut outcomes = std::mem::take(&mut self.outcomes);
-        outcomes.clear();
-        for &sn in &discarded {
-            self.rx.on_discard(sn, &mut outcomes);
+        if !discarded.is_empty() {
+            self.discard(q, arena, now, &discarded, out);
         }
         self.sns = discarded;
-        self.apply_outcomes(arena, &mut outcomes, out);
-        self.outcomes = outcomes;
         if self.tx.has_pending() {
             self.ensure_slot(q, now);
         }
     }
 
-    fn on_timer(&mut self, q: &mut EventQueue<Event>, arena: &PacketArena, now: SimTime, out: &mut RadioOutput) {
+    /// The transmitter gave up on `sns` (AM max_retx, CoDel): the receiver stops waiting for them
+    /// (a simplified move-receiving-window, docs/models/rlc.md).
+    fn discard(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        arena: &PacketArena,
+        now: SimTime,
+        sns: &[u64],
+        out: &mut RadioOutput,
+    ) {
+        let mut outcomes = std::mem::take(&mut self.outcomes);
+        outcomes.clear();
+        for &sn in sns {
+            self.rx.on_discard(sn, &mut outcomes);
+        }
+        self.apply_outcomes(arena, &mut outcomes, out);
+        self.outcomes = outcomes;
+        self.send_status(q, now);
+    }
+
+    fn on_timer(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        arena: &PacketArena,
+        now: SimTime,
+        out: &mut RadioOutput,
+    ) {
         if self.timer_at != Some(now) {
             return; // superseded by an earlier deadline
         }

@@ -22,8 +22,11 @@ pub mod sinr_trace;
 use crate::channel::ChannelContext;
 use crate::error::InputError;
 use crate::sim::{Rng, SimTime};
+use cellular::{CellularChannel, CellularConfig};
 use constant::{ConstantSinr, ConstantSinrConfig};
+use ieee80211ad::{Ieee80211adChannel, Ieee80211adConfig};
 use serde::{Deserialize, Serialize};
+use sinr_trace::{SinrTraceChannel, SinrTraceConfig};
 
 /// The SINR of a channel from `now` until `next_change`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,19 +60,34 @@ pub struct RadioContext<'a> {
 pub enum SinrChannelConfig {
     /// `{ kind = "constant", sinr_db }`.
     Constant(ConstantSinrConfig),
+    /// A link budget over a path-loss model (NYU, 3GPP TR 38.901, LTE): docs/models/radio-channels.md.
+    Cellular(CellularConfig),
+    /// `{ kind = "sinr_trace", file, repeat }`: a recorded or synthetic time → SINR trace.
+    SinrTrace(SinrTraceConfig),
+    /// IEEE 802.11ad best-beam-pair SNR from received-power traces or seed 001's synthetic
+    /// indoor scenarios: docs/models/ieee80211ad.md.
+    Ieee80211ad(Ieee80211adConfig),
 }
 
 /// One of the SINR processes, dispatched statically.
 #[derive(Clone, Debug)]
 pub enum AnySinr {
     Constant(ConstantSinr),
+    Cellular(Box<CellularChannel>),
+    SinrTrace(SinrTraceChannel),
+    Ieee80211ad(Box<Ieee80211adChannel>),
 }
 
 impl AnySinr {
     /// Validates `config` and builds its process (trace files are read here).
-    pub fn build(config: &SinrChannelConfig, _ctx: &RadioContext) -> Result<AnySinr, InputError> {
+    pub fn build(config: &SinrChannelConfig, ctx: &RadioContext) -> Result<AnySinr, InputError> {
         Ok(match config {
             SinrChannelConfig::Constant(c) => AnySinr::Constant(ConstantSinr::new(c)),
+            SinrChannelConfig::Cellular(c) => AnySinr::Cellular(Box::new(CellularChannel::new(c, ctx)?)),
+            SinrChannelConfig::SinrTrace(c) => AnySinr::SinrTrace(SinrTraceChannel::load(c, ctx)?),
+            SinrChannelConfig::Ieee80211ad(c) => {
+                AnySinr::Ieee80211ad(Box::new(Ieee80211adChannel::new(c, ctx)?))
+            }
         })
     }
 }
@@ -79,6 +97,9 @@ impl SinrProcess for AnySinr {
     fn step(&mut self, now: SimTime, rng: &mut Rng) -> SinrStep {
         match self {
             AnySinr::Constant(c) => c.step(now, rng),
+            AnySinr::Cellular(c) => c.step(now, rng),
+            AnySinr::SinrTrace(c) => c.step(now, rng),
+            AnySinr::Ieee80211ad(c) => c.step(now, rng),
         }
     }
 }

@@ -3,21 +3,22 @@
 
 use super::schema::{DirectionConfig, LinkKind, Scenario, DEFAULT_BUFFER};
 use crate::app::App;
-use crate::channel::{AnyChannel, ChannelContext};
+use crate::channel::markov_pair::{MarkovPair, MarkovPairConfig};
+use crate::channel::{AnyChannel, ChannelConfig, ChannelContext};
 use crate::error::InputError;
 use crate::event::DirId;
 use crate::metrics::TimeSeries;
+use crate::net::any_direction::AnyDirection;
 use crate::net::link::{Direction, Impairments};
 use crate::net::routing::Routes;
 use crate::net::{FlowId, NodeId};
-use crate::sim::{Duration, Rng, SimTime};
-use crate::net::any_direction::AnyDirection;
 use crate::radio::amc::Amc;
 use crate::radio::config::RadioConfig;
 use crate::radio::direction::{RadioDirection, RadioTiming};
 use crate::radio::harq::Harq;
 use crate::radio::rlc::{RlcMode, RlcRx, RlcTx};
 use crate::radio::{AnySinr, RadioContext};
+use crate::sim::{Duration, Rng, SimTime};
 use crate::units::BufferLimit;
 use crate::world::{ChannelDriver, DriverProcess, Flow, LinkInfo, World};
 use std::collections::HashMap;
@@ -109,7 +110,10 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
                     return Err(err(field("reverse_channel"), "only radio links have a channel".into()));
                 }
                 if l.radio.is_some() {
-                    return Err(err(field("radio"), "only radio links have a radio stack; set kind = \"radio\"".into()));
+                    return Err(err(
+                        field("radio"),
+                        "only radio links have a radio stack; set kind = \"radio\"".into(),
+                    ));
                 }
             }
             LinkKind::Radio => {
@@ -218,6 +222,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
     let mut links = Vec::new();
     let mut channels = Vec::new();
     let mut dir_names = Vec::new();
+    let mut pairs: Vec<PairGroup> = Vec::new();
     for (i, l) in s.links.iter().enumerate() {
         let a = node_ids[l.between[0].as_str()];
         let b = node_ids[l.between[1].as_str()];
@@ -260,19 +265,32 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 reorder_delay: d.reorder_delay.0,
             };
             let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
-            dirs.push(AnyDirection::Wired(Direction::new(id, from, to, rate, l.delay.0, buffer, impairments, rng)));
+            dirs.push(AnyDirection::Wired(Direction::new(
+                id,
+                from,
+                to,
+                rate,
+                l.delay.0,
+                buffer,
+                impairments,
+                rng,
+            )));
             dir_names.push((format!("{}.{tag}", l.name), false));
         }
         if l.kind == LinkKind::Radio {
             let forward = l.channel.as_ref().expect("resolve checked radio links have a channel");
-            let mut add = |config, key: &str, targets: Vec<(DirId, u8)>| -> Result<(), InputError> {
-                let field = format!("link[{i}].{key}");
-                let ctx = ChannelContext { scenario_file: file, field: &field, base_dir };
-                let process = AnyChannel::build(config, &ctx)?;
-                let rng = Rng::for_component(seed, &format!("link/{}/{key}", l.name));
-                channels.push(ChannelDriver { process: DriverProcess::Rate(process), rng, targets });
-                Ok(())
-            };
+            let mut add =
+                |config: &ChannelConfig, key: &str, targets: Vec<(DirId, u8)>| -> Result<(), InputError> {
+                    let field = format!("link[{i}].{key}");
+                    if let ChannelConfig::MarkovPair(pair) = config {
+                        return join_pair(&mut pairs, pair, (file, field), &targets);
+                    }
+                    let ctx = ChannelContext { scenario_file: file, field: &field, base_dir };
+                    let process = AnyChannel::build(config, &ctx)?;
+                    let rng = Rng::for_component(seed, &format!("link/{}/{key}", l.name));
+                    channels.push(ChannelDriver { process: DriverProcess::Rate(process), rng, targets });
+                    Ok(())
+                };
             match &l.reverse_channel {
                 None => add(forward, "channel", vec![(fwd, 0), (rev, 0)])?,
                 Some(reverse) => {
@@ -286,6 +304,29 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             radio: l.kind == LinkKind::Radio,
             between: [a, b],
             dirs: [fwd, rev],
+        });
+    }
+    for g in pairs {
+        if let Some(missing) = g.members.iter().position(|m| !m) {
+            return Err(InputError::new(
+                file,
+                format!("{}.group", g.field),
+                format!(
+                    "Markov pair \"{}\" has no member {}; give a second link a markov_pair channel with group = \"{}\" and member = {}",
+                    g.config.group,
+                    missing + 1,
+                    g.config.group,
+                    missing + 1
+                ),
+            ));
+        }
+        let ctx = ChannelContext { scenario_file: file, field: &g.field, base_dir };
+        let process = MarkovPair::new(&g.config, &ctx)?;
+        let rng = Rng::for_component(seed, &format!("pair/{}", g.config.group));
+        channels.push(ChannelDriver {
+            process: DriverProcess::Pair(Box::new(process)),
+            rng,
+            targets: g.targets,
         });
     }
     let endpoints: Vec<(NodeId, NodeId)> = dirs.iter().map(|d| (d.from(), d.to())).collect();
@@ -355,4 +396,63 @@ fn radio_direction(
     };
     let rlc = (RlcTx::new(&radio.rlc), RlcRx::new(&radio.rlc), radio.rlc.mode == RlcMode::Tm);
     Ok(RadioDirection::new(id, from, to, timing, amc, Harq::new(&radio.harq), rlc, radio.report.clone(), rng))
+}
+
+/// The links of one Markov pair found so far: the pair's parameters, where they were first given,
+/// the directions it drives with their member index, and which members have been seen.
+struct PairGroup {
+    config: MarkovPairConfig,
+    field: String,
+    targets: Vec<(DirId, u8)>,
+    members: [bool; 2],
+}
+
+/// Adds the directions of a link whose channel is member `pair.member` of a Markov pair.
+fn join_pair(
+    pairs: &mut Vec<PairGroup>,
+    pair: &MarkovPairConfig,
+    (file, field): (&str, String),
+    targets: &[(DirId, u8)],
+) -> Result<(), InputError> {
+    if !(1..=2).contains(&pair.member) {
+        return Err(InputError::new(
+            file,
+            format!("{field}.member"),
+            format!("{}; expected 1 or 2", pair.member),
+        ));
+    }
+    let m = (pair.member - 1) as usize;
+    let tagged = targets.iter().map(|&(d, _)| (d, m as u8));
+    match pairs.iter_mut().find(|g| g.config.group == pair.group) {
+        Some(g) => {
+            if g.members[m] {
+                return Err(InputError::new(
+                    file,
+                    format!("{field}.member"),
+                    format!(
+                        "Markov pair \"{}\" already has a member {} ({})",
+                        pair.group, pair.member, g.field
+                    ),
+                ));
+            }
+            if (MarkovPairConfig { member: g.config.member, ..pair.clone() }) != g.config {
+                return Err(InputError::new(
+                    file,
+                    field,
+                    format!(
+                        "the two links of Markov pair \"{}\" must give the same parameters as {}",
+                        pair.group, g.field
+                    ),
+                ));
+            }
+            g.members[m] = true;
+            g.targets.extend(tagged);
+        }
+        None => {
+            let mut members = [false; 2];
+            members[m] = true;
+            pairs.push(PairGroup { config: pair.clone(), field, targets: tagged.collect(), members });
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,205 @@
+//! Scenario tests of the radio stack: AMC rate, HARQ and RLC repairing block errors, the cost of a
+//! stale MCS after a sudden SINR drop, separate uplink/downlink channels, link reports.
+
+mod common;
+use common::*;
+use mmtcp::api::{RunOptions, ScenarioSource};
+use mmtcp::event::DirId;
+use mmtcp::radio::report::{LinkReport, ReportSubscriber};
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// ue —(radio)— enb —(10 Gbit/s, 1 ms)— server, one TCP flow from ue to server (uplink data,
+/// so the forward direction ue→enb carries data). `radio` is the body of `[link.radio]`.
+fn uplink(duration: &str, radio: &str, app: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{duration}"
+[metrics]
+interval = "100ms"
+[[node]]
+name = "ue"
+[[node]]
+name = "enb"
+[[node]]
+name = "server"
+[[link]]
+name = "air"
+between = ["ue", "enb"]
+kind = "radio"
+delay = "10us"
+[link.radio]
+{radio}
+[[link]]
+between = ["enb", "server"]
+rate = "10Gbps"
+delay = "1ms"
+buffer = "100000pkt"
+[[flow]]
+from = "ue"
+to = "server"
+transport = {{ cc = "cubic", send_buffer = "32MB", receive_buffer = "32MB" }}
+app = {app}
+"#
+    )
+}
+
+const BULK: &str = r#"{ kind = "bulk" }"#;
+
+fn direction<'a>(out: &'a mmtcp::api::RunOutput, d: usize) -> &'a serde_json::Value {
+    &out.summary["links"][0]["directions"][d]
+}
+
+#[test]
+fn tcp_fills_a_constant_sinr_link_up_to_the_mcs_rate() {
+    let radio = r#"
+channel = { kind = "constant", sinr_db = 15.0 }
+rlc = { mode = "am", buffer = "4MB" }
+"#;
+    let out = run_toml(&uplink("3s", radio, BULK));
+    let capacity = f64_of(&direction(&out, 0)["mean_capacity_bps"]);
+    let goodput = f64_of(&flow(&out)["goodput_bps"]);
+    eprintln!("capacity {:.0} Mbit/s, goodput {:.0} Mbit/s", capacity / 1e6, goodput / 1e6);
+    // 15 dB: NR MCS 21 (64-QAM, 3.6094 bit/s/Hz) is the highest meeting 10 % BLER; 22 % overhead.
+    let expected = 3.6094 * 1e9 * 0.78;
+    assert!((capacity - expected).abs() < 1e-3 * expected, "capacity {capacity} vs {expected}");
+    // Headers (TCP/IP, RLC), slow start and HARQ round trips cost a few percent.
+    assert!(goodput > 0.85 * capacity && goodput < capacity, "goodput {goodput} vs capacity {capacity}");
+    let radio = &direction(&out, 0)["radio"];
+    let errors = f64_of(&radio["tb_error_rate"]);
+    assert!(errors < 0.1, "the chosen MCS meets the 10 % BLER target at a steady SINR: {errors}");
+    assert_eq!(radio["harq"]["failed"], 0, "at a steady SINR four attempts always succeed");
+}
+
+/// A rate-capped flow at a steady SINR just above NR MCS 20's 10 % point (13.13 dB): about 8 % of
+/// first attempts fail, and those are the only losses.
+fn at_marginal_sinr(harq: bool, rlc: &str) -> mmtcp::api::RunOutput {
+    let radio = format!(
+        r#"
+channel = {{ kind = "constant", sinr_db = 13.15 }}
+harq = {{ enabled = {harq} }}
+rlc = {{ mode = "{rlc}", buffer = "8MB" }}
+"#
+    );
+    run_toml(&uplink("3s", &radio, r#"{ kind = "bulk", rate_limit = "200Mbps" }"#))
+}
+
+#[test]
+fn harq_and_rlc_am_hide_block_errors_from_tcp() {
+    let bare = at_marginal_sinr(false, "um");
+    let harq_um = at_marginal_sinr(true, "um");
+    let harq_am = at_marginal_sinr(true, "am");
+    let retx = |o: &mmtcp::api::RunOutput| f64_of(&flow(o)["retransmitted_segments"]);
+    let sent = |o: &mmtcp::api::RunOutput| f64_of(&flow(o)["segments_sent"]);
+    eprintln!(
+        "TCP retransmissions: no HARQ {} / {}, HARQ+UM {}, HARQ+AM {}",
+        retx(&bare),
+        sent(&bare),
+        retx(&harq_um),
+        retx(&harq_am)
+    );
+    // With HARQ every first-attempt error is retransmitted once (Chase combining to 16.2 dB
+    // always succeeds): retransmissions / first attempts is the BLER of MCS 20 at 13.15 dB.
+    let harq = &direction(&harq_am, 0)["radio"]["harq"];
+    let bler = f64_of(&harq["retransmissions"]) / f64_of(&harq["first_attempts"]);
+    assert!((bler - 0.084).abs() < 0.01, "BLER of MCS 20 at 13.15 dB: {bler}");
+    // Without HARQ every block error loses the segments of a TB: TCP repairs them.
+    assert!(retx(&bare) > 0.02 * sent(&bare));
+    assert_eq!(direction(&bare, 0)["radio"]["harq"]["retransmissions"], 0);
+    // HARQ leaves a residual of about 0.1⁴; RLC AM repairs even that.
+    assert!(retx(&harq_um) < retx(&bare) / 10.0);
+    assert_eq!(retx(&harq_am), 0.0, "RLC AM delivers every SDU: TCP never retransmits");
+    assert!(f64_of(&direction(&harq_am, 0)["radio"]["harq"]["retransmissions"]) > 0.0);
+    assert_eq!(direction(&harq_um, 0)["radio"]["rlc"]["retx_segments"], 0, "UM never retransmits");
+    // With HARQ the flow gets its 200 Mbit/s; without, 8 % burst losses collapse CUBIC.
+    let goodput = |o: &mmtcp::api::RunOutput| f64_of(&flow(o)["goodput_bps"]);
+    for o in [&harq_um, &harq_am] {
+        assert!(goodput(o) > 0.19e9, "{}", goodput(o));
+    }
+    assert!(goodput(&bare) < 0.5 * goodput(&harq_am), "{}", goodput(&bare));
+}
+
+#[test]
+fn a_sudden_sinr_drop_fails_the_tbs_of_one_amc_delay() {
+    // 30 dB for 1 s, then 5 dB: the MAC keeps the 30 dB MCS for amc_delay and those TBs fail.
+    let radio = |delay: &str| {
+        format!(
+            r#"
+amc_delay = "{delay}"
+channel = {{ kind = "sinr_trace", file = "traces/sinr-drop.csv" }}
+harq = {{ enabled = false }}
+rlc = {{ mode = "um", buffer = "8MB" }}
+"#
+        )
+    };
+    let errors = |delay: &str| {
+        let out = run_toml(&uplink("2s", &radio(delay), r#"{ kind = "bulk", rate_limit = "300Mbps" }"#));
+        f64_of(&direction(&out, 0)["radio"]["tb_errors"])
+    };
+    let (short, long) = (errors("0.5ms"), errors("8ms"));
+    eprintln!("TB errors with a 0.5 ms CQI age: {short}; 8 ms: {long}");
+    // 300 Mbit/s at 125 µs slots is about one TB per slot: 8 ms of stale MCS is up to 60 failed
+    // TBs more than 0.5 ms (TCP's reaction to the first losses thins the later TBs out); the
+    // steady errors at 5 dB are the same in both runs.
+    assert!(long - short > 24.0, "short {short} long {long}");
+}
+
+#[test]
+fn uplink_and_downlink_follow_their_own_channels() {
+    let radio = r#"
+channel = { kind = "constant", sinr_db = 20.0 }
+reverse_channel = { kind = "constant", sinr_db = 0.0 }
+"#;
+    let out = run_toml(&uplink("1s", radio, BULK));
+    let up = f64_of(&direction(&out, 0)["mean_capacity_bps"]);
+    let down = f64_of(&direction(&out, 1)["mean_capacity_bps"]);
+    assert!(up > 3.0 * down && down > 0.0, "20 dB uplink {up} vs 0 dB downlink {down}");
+    let sinr = |d| f64_of(&direction(&out, d)["radio"]["mean_sinr_db"]);
+    assert_eq!((sinr(0), sinr(1)), (20.0, 0.0));
+}
+
+struct Shared(Rc<RefCell<Vec<LinkReport>>>);
+
+impl ReportSubscriber for Shared {
+    fn on_report(&mut self, report: &LinkReport) {
+        self.0.borrow_mut().push(*report);
+    }
+}
+
+fn reports(radio: &str) -> Vec<LinkReport> {
+    let source = ScenarioSource::Toml {
+        text: uplink("2s", radio, r#"{ kind = "bulk", rate_limit = "100Mbps" }"#),
+        name: "<test>".into(),
+        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
+    };
+    let loaded = mmtcp::scenario::load(&source, &RunOptions::default()).unwrap();
+    let mut world =
+        mmtcp::scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, 1).unwrap();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    world.subscribers.push((DirId(0), Box::new(Shared(seen.clone()))));
+    world.run(&mut |_, _| true);
+    let r = seen.borrow().clone();
+    r
+}
+
+#[test]
+fn reports_go_out_on_mcs_changes_or_periodically() {
+    let on_change = reports(r#"channel = { kind = "sinr_trace", file = "traces/sinr-drop.csv" }"#);
+    // t = 0 (the first SINR) and t = 1 s (the drop): two changes of MCS, nothing else.
+    let times: Vec<f64> = on_change.iter().map(|r| r.time.as_secs_f64()).collect();
+    assert_eq!(times, vec![0.0, 1.0]);
+    assert!(on_change[0].mcs > on_change[1].mcs && on_change[0].rate_bps > on_change[1].rate_bps);
+    assert_eq!(on_change[1].sinr_db, 5.0);
+    let periodic = reports(
+        r#"channel = { kind = "sinr_trace", file = "traces/sinr-drop.csv" }
+report = { mode = "periodic", period = "100ms" }"#,
+    );
+    let times: Vec<u64> = periodic.iter().map(|r| r.time.0 / 100_000_000_000).collect();
+    assert_eq!(times, (1..=20).collect::<Vec<u64>>(), "one report every 100 ms");
+    for r in &periodic {
+        assert_eq!(r.dir, DirId(0));
+        assert_eq!(r.sinr_db, if r.time.as_secs_f64() < 1.0 { 30.0 } else { 5.0 });
+    }
+}
