@@ -48,7 +48,7 @@ app = {app}
 
 const BULK: &str = r#"{ kind = "bulk" }"#;
 
-fn direction<'a>(out: &'a mmtcp::api::RunOutput, d: usize) -> &'a serde_json::Value {
+fn direction(out: &mmtcp::api::RunOutput, d: usize) -> &serde_json::Value {
     &out.summary["links"][0]["directions"][d]
 }
 

@@ -7,9 +7,12 @@ use crate::event::{DirId, Event};
 use crate::radio::direction::RadioDirection;
 use crate::sim::{EventQueue, SimTime};
 
+// A run holds a handful of directions in one Vec, indexed on every packet: boxing either
+// variant would only add an indirection to the hot path.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyDirection {
     Wired(Direction),
-    Radio(Box<RadioDirection>),
+    Radio(RadioDirection),
 }
 
 impl AnyDirection {

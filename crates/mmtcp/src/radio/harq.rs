@@ -320,17 +320,17 @@ mod tests {
         let mut failed = Vec::new();
         let mut attempts = 0;
         for tb in 0..n {
-            now = now + slot;
+            now += slot;
             let mut a = harq.send_new(tb, 5, now, 10.0, bler, rng);
             attempts += 1;
             loop {
-                now = now + Duration::from_micros(500);
+                now += Duration::from_micros(500);
                 harq.collect_feedback(now, &mut failed);
                 match harq.retransmission() {
                     Some((p, t, mcs)) => {
                         assert!(!a.decoded, "a decoded TB is never retransmitted");
                         assert_eq!((t, mcs), (tb, 5));
-                        now = now + slot;
+                        now += slot;
                         a = harq.send_again(p, now, 10.0, bler, rng);
                         attempts += 1;
                     }

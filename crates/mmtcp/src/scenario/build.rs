@@ -234,7 +234,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             for (id, from, to, tag) in [(fwd, a, b, "fwd"), (rev, b, a, "rev")] {
                 let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
                 let dir = radio_direction(radio, (id, from, to), l.delay.0, (file, &field, base_dir), rng)?;
-                dirs.push(AnyDirection::Radio(Box::new(dir)));
+                dirs.push(AnyDirection::Radio(dir));
                 dir_names.push((format!("{}.{tag}", l.name), true));
             }
             let bandwidth_hz = radio.bandwidth.hz();
