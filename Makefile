@@ -41,8 +41,8 @@ test: setup lint
 lint: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python
-	$(BIN)/ruff format --check python
+	$(BIN)/ruff check python experiments
+	$(BIN)/ruff format --check python experiments
 
 bench: setup
 	$(BIN)/mmtcp bench

@@ -993,6 +993,9 @@ def _aggregate(
     failures: list[RunFailure] = []
     notes: list[str] = []
     found_anywhere = dict.fromkeys(metrics, False)
+    # Points where a metric is null in every run (a bulk flow has no completion time, a download
+    # may not finish): one warning per metric, not one per point.
+    absent_everywhere: dict[str, list[str]] = {}
     for point in points:
         summaries = []
         failed = 0
@@ -1014,7 +1017,9 @@ def _aggregate(
             present = [v for v in values if v is not None]
             if present:
                 found_anywhere[metric] = True
-            if len(present) < len(values):
+            if values and not present:
+                absent_everywhere.setdefault(metric, []).append(point.id)
+            elif len(present) < len(values):
                 missing = len(values) - len(present)
                 notes.append(
                     f"{metric}: missing or null in {missing} of {len(values)} runs of "
@@ -1029,6 +1034,12 @@ def _aggregate(
                 "failed": failed,
                 "metrics": stats,
             }
+        )
+    for metric, ids in absent_everywhere.items():
+        more = f" and {len(ids) - 1} more" if len(ids) > 1 else ""
+        notes.append(
+            f"{metric}: missing or null in every run of {ids[0]}{more}; those points have no "
+            "statistics for it"
         )
     for metric, found in found_anywhere.items():
         if not found and any(row["runs"] for row in rows):

@@ -1,0 +1,164 @@
+"""Figures of polese2017-retx: throughput, latency and download time of TCP CUBIC over 28 GHz
+for three link-layer configurations, each value the mean over the seeds with its 95 % CI.
+
+- `throughput.png`: goodput per distance (seed 003 Fig. 1, seed 004 Fig. 2a bars);
+- `latency.png`: mean RTT per distance, and RTT against goodput (seed 003 Fig. 3);
+- `download.png`: download time against file size, one panel per distance (seed 003 Fig. 4,
+  seed 004 Fig. 2b).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+DISTANCE = "link.air.radio.channel.distance_m"
+VISIBILITY = "link.air.radio.channel.visibility"
+HARQ = "link.air.radio.harq.enabled"
+RLC = "link.air.radio.rlc.mode"
+APP = "flow.tcp.app.kind"
+SIZE = "flow.tcp.app.size"
+
+CONFIGS = [("false", "um"), ("true", "um"), ("true", "am")]
+LABELS = {
+    ("false", "um"): "no HARQ, RLC UM",
+    ("true", "um"): "HARQ, RLC UM",
+    ("true", "am"): "HARQ, RLC AM",
+}
+COLOURS = {("false", "um"): "tab:red", ("true", "um"): "tab:orange", ("true", "am"): "tab:blue"}
+
+
+def _config(point: dict[str, Any]) -> tuple[str, str]:
+    o = point["overrides"]
+    return str(o[HARQ]).lower(), str(o[RLC])
+
+
+def _distance(point: dict[str, Any]) -> str:
+    o = point["overrides"]
+    d = f"{float(o[DISTANCE]):g} m"
+    return f"{d} LOS" if str(o.get(VISIBILITY, "")) == "los" else d
+
+
+def _stat(point: dict[str, Any], metric: str, scale: float) -> tuple[float, float] | None:
+    stats = point["metrics"].get(metric)
+    if not stats or stats["mean"] is None:
+        return None
+    return stats["mean"] * scale, (stats["ci95"] or 0.0) * scale
+
+
+def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """Draws the three figures into `out_dir` and returns their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    bulk = [p for p in points if str(p["overrides"].get(APP, "bulk")) == "bulk"]
+    downloads = [p for p in points if str(p["overrides"].get(APP, "bulk")) == "download"]
+    seeds = max((p["runs"] for p in points), default=0)
+    paths = []
+    if bulk:
+        paths.append(_bars(bulk, "flows.tcp.goodput_bps", 1e-6, "goodput (Mbit/s)", seeds, out_dir))
+        paths.append(_latency(bulk, seeds, out_dir))
+    if downloads:
+        paths.append(_downloads(downloads, seeds, out_dir))
+    return paths
+
+
+def _groups(points: list[dict[str, Any]]) -> list[str]:
+    def key(label: str) -> tuple[float, str]:
+        return float(label.split()[0]), label
+
+    return sorted({_distance(p) for p in points}, key=key)
+
+
+def _bar_axes(axes, points, metric, scale, ylabel) -> None:
+    groups = _groups(points)
+    width = 0.8 / len(CONFIGS)
+    for c, config in enumerate(CONFIGS):
+        xs, means, errors = [], [], []
+        for g, group in enumerate(groups):
+            match = [p for p in points if _distance(p) == group and _config(p) == config]
+            value = _stat(match[0], metric, scale) if match else None
+            if value is not None:
+                xs.append(g + (c - 1) * width)
+                means.append(value[0])
+                errors.append(value[1])
+        colour = COLOURS[config]
+        axes.bar(xs, means, width, yerr=errors, capsize=3, label=LABELS[config], color=colour)
+    axes.set_xticks(range(len(groups)), groups)
+    axes.set_xlabel("UE-eNB distance")
+    axes.set_ylabel(ylabel)
+    axes.grid(True, axis="y", alpha=0.3)
+    axes.legend()
+
+
+def _bars(points, metric, scale, ylabel, seeds, out_dir) -> Path:
+    figure = Figure(figsize=(9, 4.5), layout="constrained")
+    _bar_axes(figure.subplots(), points, metric, scale, ylabel)
+    figure.suptitle(f"TCP CUBIC uplink over 28 GHz (mean and 95 % CI over {seeds} seeds)")
+    path = out_dir / "throughput.png"
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def _latency(points, seeds, out_dir) -> Path:
+    figure = Figure(figsize=(12, 4.5), layout="constrained")
+    bars, tradeoff = figure.subplots(1, 2)
+    _bar_axes(bars, points, "flows.tcp.rtt_ms.mean", 1.0, "mean RTT (ms)")
+    for config in CONFIGS:
+        xs, ys = [], []
+        for p in points:
+            g = _stat(p, "flows.tcp.goodput_bps", 1e-6)
+            r = _stat(p, "flows.tcp.rtt_ms.mean", 1.0)
+            if _config(p) == config and g and r and "LOS" not in _distance(p):
+                xs.append(g[0])
+                ys.append(r[0])
+                tradeoff.annotate(_distance(p), (g[0], r[0]), fontsize=7)
+        tradeoff.plot(xs, ys, marker="o", linestyle="", color=COLOURS[config], label=LABELS[config])
+    tradeoff.set_xlabel("goodput (Mbit/s)")
+    tradeoff.set_ylabel("mean RTT (ms)")
+    tradeoff.grid(True, alpha=0.3)
+    tradeoff.legend()
+    figure.suptitle(f"Latency and the throughput-latency trade-off ({seeds} seeds)")
+    path = out_dir / "latency.png"
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def _megabytes(size: str) -> float:
+    return float(size.removesuffix("MB"))
+
+
+def _downloads(points, seeds, out_dir) -> Path:
+    groups = _groups(points)
+    figure = Figure(figsize=(4 * len(groups), 4), layout="constrained")
+    axes_list = figure.subplots(1, len(groups), sharey=True, squeeze=False)[0]
+    for axes, group in zip(axes_list, groups, strict=True):
+        for config in CONFIGS:
+            metric = "flows.tcp.completion_seconds"
+            rows = sorted(
+                (
+                    (_megabytes(str(p["overrides"][SIZE])), _stat(p, metric, 1.0))
+                    for p in points
+                    if _distance(p) == group and _config(p) == config
+                ),
+                key=lambda row: row[0],
+            )
+            rows = [(size, value) for size, value in rows if value is not None]
+            axes.errorbar(
+                [size for size, _ in rows],
+                [value[0] for _, value in rows],
+                yerr=[value[1] for _, value in rows],
+                marker="o",
+                capsize=3,
+                color=COLOURS[config],
+                label=LABELS[config],
+            )
+        axes.set_title(group)
+        axes.set_xlabel("file size (MB)")
+        axes.grid(True, alpha=0.3)
+    axes_list[0].set_ylabel("download time (s)")
+    axes_list[0].legend()
+    figure.suptitle(f"wget download time of a file hosted on the UE ({seeds} seeds)")
+    path = out_dir / "download.png"
+    figure.savefig(path, dpi=120)
+    return path
