@@ -124,3 +124,85 @@ fn a_scenario_needs_two_nodes() {
     assert_eq!(e.field, "node");
     assert!(e.message.contains("at least two"), "{e}");
 }
+
+/// BASE with the link replaced by a radio-stack link whose `[link.radio]` body is `radio`.
+fn radio(extra_link_keys: &str, radio: &str) -> String {
+    BASE.replace("rate = \"1Gbps\"", &format!("kind = \"radio\"\n{extra_link_keys}\n[link.radio]\n{radio}"))
+}
+
+const NYU: &str = "channel = { kind = \"cellular\", distance_m = 80.0 }";
+
+#[test]
+fn a_radio_stack_link_is_valid() {
+    let source =
+        ScenarioSource::Toml { text: radio("", NYU), name: "ok.toml".into(), base_dir: PathBuf::new() };
+    let resolved = validate(&source, &RunOptions::default()).unwrap();
+    for default in ["slot = \"125us\"", "max_retx = 3", "mode = \"am\"", "propagation = \"nyu\""] {
+        assert!(resolved.contains(default), "{default} missing from {resolved}");
+    }
+}
+
+#[test]
+fn radio_stack_errors_name_the_field() {
+    let cases: Vec<(String, &str, &str)> = vec![
+        (radio("buffer = \"2MB\"", NYU), "link[0].buffer", "radio.rlc.buffer"),
+        (radio("channel = { kind = \"constant\", rate = \"1Gbps\" }", NYU), "link[0].radio", "not both"),
+        (radio("forward = { loss = 0.1 }", NYU), "link[0].forward", "impairments"),
+        (radio("", &format!("{NYU}\nslot = \"0s\"")), "link[0].radio.slot", "1us to 10ms"),
+        (radio("", &format!("{NYU}\nharq = {{ processes = 0 }}")), "link[0].radio.harq.processes", "1 to 64"),
+        (
+            radio("", &format!("{NYU}\nrlc = {{ max_retx = 0, mode = \"xm\" }}")),
+            "link[0].radio.rlc.mode",
+            "am",
+        ),
+        (radio("", &format!("{NYU}\namc = {{ target_bler = 1.5 }}")), "link[0].radio.amc.target_bler", ""),
+        (
+            radio("", "channel = { kind = \"cellular\", distance_m = -3.0 }"),
+            "link[0].radio.channel.distance_m",
+            "",
+        ),
+        (
+            radio("", "channel = { kind = \"sinr_trace\", file = \"traces/nope.csv\" }"),
+            "link[0].radio.channel.file",
+            "",
+        ),
+        (
+            BASE.replace(
+                "rate = \"1Gbps\"",
+                "rate = \"1Gbps\"\n[link.radio]\nchannel = { kind = \"constant\", sinr_db = 3.0 }",
+            ),
+            "link[0].radio",
+            "kind = \"radio\"",
+        ),
+    ];
+    for (text, field, needle) in cases {
+        let e = check(&text);
+        assert!(e.field.starts_with(field), "expected {field}, got {e}");
+        assert!(e.message.contains(needle) || e.field.contains(needle), "{needle} not in {e}");
+    }
+}
+
+#[test]
+fn markov_pair_needs_both_members_with_the_same_parameters() {
+    let pair = |member: u8, q: f64| {
+        format!("kind = \"radio\"\nchannel = {{ kind = \"markov_pair\", group = \"g\", member = {member}, q = {q} }}")
+    };
+    let two_links = |a: &str, b: &str| {
+        format!(
+            "[[node]]\nname = \"s\"\n[[node]]\nname = \"d\"\n[[link]]\nname = \"one\"\nbetween = [\"s\", \"d\"]\n{a}\n[[link]]\nname = \"two\"\nbetween = [\"s\", \"d\"]\n{b}\n[[flow]]\nfrom = \"s\"\nto = \"d\"\n"
+        )
+    };
+    let source =
+        |text: String| ScenarioSource::Toml { text, name: "ok.toml".into(), base_dir: PathBuf::new() };
+    assert!(validate(&source(two_links(&pair(1, 0.7), &pair(2, 0.7))), &RunOptions::default()).is_ok());
+    let e = check(&two_links(&pair(1, 0.7), "rate = \"1Gbps\""));
+    assert_eq!(e.field, "link[0].channel.group");
+    assert!(e.message.contains("no member 2"), "{e}");
+    let e = check(&two_links(&pair(1, 0.7), &pair(2, 0.3)));
+    assert_eq!(e.field, "link[1].channel");
+    assert!(e.message.contains("same parameters"), "{e}");
+    let e = check(&two_links(&pair(1, 0.7), &pair(1, 0.7)));
+    assert_eq!(e.field, "link[1].channel.member");
+    let e = check(&two_links(&pair(3, 0.7), &pair(2, 0.7)));
+    assert_eq!(e.field, "link[0].channel.member");
+}

@@ -203,3 +203,65 @@ report = { mode = "periodic", period = "100ms" }"#,
         assert_eq!(r.sinr_db, if r.time.as_secs_f64() < 1.0 { 30.0 } else { 5.0 });
     }
 }
+
+/// Two links driven by one Markov pair (seed 000 §5.1): with q = 1 link 2 always takes link 1's
+/// level, with q = 0 always the other one; the rates are Gaussian around 3 and 10 Gbit/s.
+#[test]
+fn a_markov_pair_drives_two_links_jointly() {
+    let levels = |q: f64| {
+        let link = |name: &str, member: u8| {
+            format!(
+                "[[link]]\nname = \"{name}\"\nbetween = [\"g\", \"d\"]\nkind = \"radio\"\nchannel = {{ kind = \"markov_pair\", group = \"cotag\", member = {member}, p = 0.3, q = {q} }}\n"
+            )
+        };
+        let text = format!(
+            "[simulation]\nduration = \"20s\"\n[metrics]\ninterval = \"50ms\"\n[[node]]\nname = \"g\"\n[[node]]\nname = \"d\"\n{}{}[[flow]]\nfrom = \"g\"\nto = \"d\"\napp = {{ kind = \"bulk\", rate_limit = \"1Mbps\" }}\n",
+            link("ap1", 1),
+            link("ap2", 2)
+        );
+        let out = run_toml(&text);
+        let column = |name: &str| {
+            out.columns.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{name}")).values.clone()
+        };
+        let (one, two) = (column("link.ap1.fwd.capacity_bps"), column("link.ap2.fwd.capacity_bps"));
+        // Rows at odd multiples of 50 ms sit in the middle of a 100 ms step; the first step is
+        // the configured start state (both high), not a transition.
+        let high = |r: f64| r > 6.5e9;
+        let rows: Vec<(bool, bool)> =
+            (2..one.len()).step_by(2).map(|i| (high(one[i]), high(two[i]))).collect();
+        let mean_high =
+            one.iter().filter(|&&r| high(r)).sum::<f64>() / one.iter().filter(|&&r| high(r)).count() as f64;
+        (rows, mean_high)
+    };
+    let (same, mean_high) = levels(1.0);
+    assert!(same.iter().all(|(a, b)| a == b), "q = 1: link 2 follows link 1");
+    assert!(same.iter().any(|(a, _)| *a) && same.iter().any(|(a, _)| !*a), "p = 0.3 flips link 1");
+    assert!((mean_high - 10e9).abs() < 0.2e9, "mean rate in H: {mean_high}");
+    let (opposite, _) = levels(0.0);
+    assert!(opposite.iter().all(|(a, b)| a != b), "q = 0: link 2 takes the other level");
+}
+
+/// Whatever the radio loses, TCP delivers the whole file exactly once: downloads over a lossy
+/// 80 m link (NYU, LOS/NLOS redrawn every ~200 ms, fading) in every RLC mode, with and without
+/// HARQ.
+#[test]
+fn downloads_complete_exactly_over_every_link_layer_configuration() {
+    for (harq, rlc) in [(false, "tm"), (false, "um"), (true, "um"), (true, "am"), (false, "am")] {
+        for seed in ["1", "2"] {
+            let radio = format!(
+                r#"
+channel = {{ kind = "cellular", distance_m = 80.0, state_dwell = "200ms" }}
+harq = {{ enabled = {harq} }}
+rlc = {{ mode = "{rlc}", buffer = "1MB" }}
+"#
+            );
+            let out = run_toml_with(
+                &uplink("20s", &radio, r#"{ kind = "download", size = "3MB" }"#),
+                &[("simulation.seed", seed)],
+            );
+            let f = flow(&out);
+            assert_eq!(f["bytes_delivered"], 3_000_000, "HARQ {harq}, RLC {rlc}, seed {seed}");
+            assert!(f["completion_seconds"].is_number(), "HARQ {harq}, RLC {rlc}, seed {seed}");
+        }
+    }
+}
