@@ -1,0 +1,76 @@
+"""The radio stack seen from Python: a `[link.radio]` scenario through `mmtcp.run`, its summary
+and time-series columns, the plots, and the polese2017-retx experiment end to end (quick)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from helpers import REPO
+
+import mmtcp
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+RADIO = {
+    "simulation": {"duration": "1s"},
+    "node": [{"name": "ue"}, {"name": "enb"}],
+    "link": [
+        {
+            "name": "air",
+            "between": ["ue", "enb"],
+            "kind": "radio",
+            "radio": {
+                "channel": {"kind": "cellular", "distance_m": 60.0, "state_dwell": "100ms"},
+                "rlc": {"mode": "am"},
+            },
+        }
+    ],
+    "flow": [
+        {"name": "up", "from": "ue", "to": "enb", "app": {"kind": "bulk", "rate_limit": "300Mbps"}}
+    ],
+}
+
+
+@pytest.mark.core
+def test_a_radio_run_reports_its_stack(tmp_path):
+    result = mmtcp.run(RADIO)
+    direction = result.summary["links"][0]["directions"][0]
+    radio = direction["radio"]
+    assert radio["tb_attempts"] > 0
+    assert (
+        radio["harq"]["first_attempts"] + radio["harq"]["retransmissions"] == radio["tb_attempts"]
+    )
+    assert radio["rlc"]["sdus_delivered"] > 0
+    ts = result.timeseries
+    for column in ("sinr_db", "mcs", "capacity_bps", "throughput_bps"):
+        assert f"link.air.fwd.{column}" in ts.columns
+    mcs = ts["link.air.fwd.mcs"].dropna()
+    assert ((mcs >= 0) & (mcs <= 28)).all(), "NR MCS indices"
+    sinr = ts["link.air.fwd.sinr_db"]
+    assert all(math.isfinite(v) or v == -math.inf for v in sinr)
+    assert result.summary["flows"][0]["goodput_bps"] > 100e6
+    paths = result.plot(tmp_path / "plots")
+    assert paths
+    assert all(p.read_bytes().startswith(PNG_MAGIC) for p in paths)
+
+
+def test_a_bad_radio_key_is_a_scenario_error():
+    bad = {**RADIO, "link": [{**RADIO["link"][0], "radio": {"channel": {"kind": "constant"}}}]}
+    with pytest.raises(mmtcp.ScenarioError, match=r"link\[0\]\.radio\.channel.*sinr_db"):
+        mmtcp.validate(bad)
+
+
+@pytest.mark.core
+def test_polese2017_retx_quick_reproduces_with_figures(cli, tmp_path):
+    proc = cli("reproduce", "polese2017-retx", "--quick", "--workers", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out" / "reproduce" / "polese2017-retx-quick"
+    rows = (out / "points.csv").read_text().splitlines()
+    assert len(rows) == 1 + 15
+    for name in ("throughput.png", "latency.png", "download.png", "am_gain.png"):
+        assert (out / "figures" / name).read_bytes().startswith(PNG_MAGIC), name
+    gains = (out / "figures" / "am_gain.csv").read_text().splitlines()
+    assert gains[0] == "distance,workload,baseline,quantity,mean,ci95,seeds"
+    assert any(line.startswith("150 m,bulk,") for line in gains)
+    assert (REPO / "experiments" / "polese2017" / "retx" / "README.md").is_file()
