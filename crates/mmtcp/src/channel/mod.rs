@@ -4,8 +4,9 @@
 //! says the rate from now on and when it next changes. The radio link schedules one event per
 //! change, so a constant channel costs nothing and a trace costs one event per step.
 //!
-//! Later channel models (statistical SINR processes, 802.11ad link-to-system mapping) slot in
-//! behind the same trait; adaptive modulation and coding will then turn their SINR into a rate.
+//! Channel models that produce a SINR rather than a rate (NYU, 3GPP TR 38.901, 802.11ad) live in
+//! `crate::radio` behind `SinrProcess`; the radio stack's adaptive modulation and coding turns
+//! their SINR into a rate. `markov_pair` sets the rates of two links at once.
 //!
 //! Processes, one file each, chosen by the `kind` of a link's `channel` table ([`ChannelConfig`]):
 //! `constant`, `trace` (csv or mahimahi file), `onoff` (LOS/NLOS blockage with fixed or
