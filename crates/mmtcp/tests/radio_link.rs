@@ -316,7 +316,10 @@ fn a_moving_ue_among_obstacles_switches_between_los_and_nlos() {
 channel = { kind = "cellular", bs_position = [-1.0, 20.0], ue_start = [151.0, 0.0], ue_velocity = [0.0, 5.0], visibility = "obstacles", obstacles = { count = 10, min_size_m = 2.0, max_size_m = 8.0, area = [0.0, 0.0, 150.0, 40.0] }, fading = "none", shadowing = false }
 "#;
     let sinr = |seed: &str| {
-        let out = run_toml_with(&uplink("8s", radio, r#"{ kind = "bulk", rate_limit = "100Mbps" }"#), &[("simulation.seed", seed)]);
+        let out = run_toml_with(
+            &uplink("8s", radio, r#"{ kind = "bulk", rate_limit = "100Mbps" }"#),
+            &[("simulation.seed", seed)],
+        );
         column(&out, "link.air.fwd.sinr_db")
     };
     let a = sinr("1");
