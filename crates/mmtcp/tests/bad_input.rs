@@ -140,6 +140,14 @@ fn a_radio_stack_link_is_valid() {
     for default in ["slot = \"125us\"", "max_retx = 3", "mode = \"am\"", "propagation = \"nyu\""] {
         assert!(resolved.contains(default), "{default} missing from {resolved}");
     }
+    // The slot follows the numerology: 1 ms / 2^μ.
+    let source = ScenarioSource::Toml {
+        text: radio("", &format!("{NYU}\nnumerology = 1")),
+        name: "ok.toml".into(),
+        base_dir: PathBuf::new(),
+    };
+    let resolved = validate(&source, &RunOptions::default()).unwrap();
+    assert!(resolved.contains("slot = \"500us\"") && resolved.contains("numerology = 1"), "{resolved}");
 }
 
 #[test]
@@ -149,6 +157,12 @@ fn radio_stack_errors_name_the_field() {
         (radio("channel = { kind = \"constant\", rate = \"1Gbps\" }", NYU), "link[0].radio", "not both"),
         (radio("forward = { loss = 0.1 }", NYU), "link[0].forward", "impairments"),
         (radio("", &format!("{NYU}\nslot = \"0s\"")), "link[0].radio.slot", "1us to 10ms"),
+        (radio("", &format!("{NYU}\nnumerology = 5")), "link[0].radio.numerology", "0 to 4"),
+        (
+            radio("", &format!("{NYU}\nnumerology = 2\nslot = \"250us\"")),
+            "link[0].radio.numerology",
+            "not both",
+        ),
         (radio("", &format!("{NYU}\nharq = {{ processes = 0 }}")), "link[0].radio.harq.processes", "1 to 64"),
         (
             radio("", &format!("{NYU}\nrlc = {{ max_retx = 0, mode = \"xm\" }}")),

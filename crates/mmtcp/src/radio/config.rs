@@ -37,9 +37,8 @@ impl Default for ReportConfig {
     }
 }
 
-fn default_slot() -> Time {
-    Time(Duration::from_micros(125))
-}
+/// The slot when neither `slot` nor `numerology` is given: NR numerology 3 (seed 002).
+const DEFAULT_NUMEROLOGY: u8 = 3;
 
 fn default_bandwidth() -> Frequency {
     Frequency(1_000_000_000)
@@ -53,9 +52,14 @@ fn default_amc_delay() -> Time {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RadioConfig {
-    /// MAC slot (TTI). Default 125 µs (NR numerology 3, seed 002).
-    #[serde(default = "default_slot")]
-    pub slot: Time,
+    /// MAC slot (TTI). Default: 1 ms / 2^`numerology`, and 125 µs (NR numerology 3, seed 002)
+    /// when neither is given. Filled in when the scenario is resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Time>,
+    /// NR numerology μ, 0 to 4 (3GPP TS 38.211 §4.2: subcarrier spacing 15·2^μ kHz, 2^μ slots
+    /// per 1 ms subframe): sets `slot` to 1 ms / 2^μ. Give `slot` or `numerology`, not both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numerology: Option<u8>,
     /// Channel bandwidth. Default 1 GHz (seeds 002, 003).
     #[serde(default = "default_bandwidth")]
     pub bandwidth: Frequency,
@@ -79,12 +83,27 @@ pub struct RadioConfig {
 }
 
 impl RadioConfig {
-    /// Range checks of the keys this table owns; `field` is e.g. `link[0].radio`.
-    pub fn validate(&self, file: &str, field: &str) -> Result<(), InputError> {
+    /// Fills in the slot from the numerology and range-checks the keys this table owns; `field`
+    /// is e.g. `link[0].radio`.
+    pub fn resolve(&mut self, file: &str, field: &str) -> Result<(), InputError> {
         let err = |key: &str, message: String| InputError::new(file, format!("{field}.{key}"), message);
-        let slot = self.slot.0;
+        let slot = match (self.slot, self.numerology) {
+            (Some(_), Some(_)) => {
+                return Err(err("numerology", "give `slot` or `numerology`, not both".into()));
+            }
+            (Some(slot), None) => slot.0 .0,
+            (None, numerology) => {
+                let mu = numerology.unwrap_or(DEFAULT_NUMEROLOGY);
+                if mu > 4 {
+                    return Err(err("numerology", format!("{mu}; NR numerologies are 0 to 4")));
+                }
+                Duration::from_millis(1).0 >> mu
+            }
+        };
+        let slot = Duration(slot);
+        self.slot = Some(Time(slot));
         if slot < Duration::from_micros(1) || slot > Duration::from_millis(10) {
-            return Err(err("slot", format!("{}; allowed 1us to 10ms", self.slot)));
+            return Err(err("slot", format!("{}; allowed 1us to 10ms", Time(slot))));
         }
         if self.bandwidth.0 < 1_000 || self.bandwidth.0 > 10_000_000_000 {
             return Err(err("bandwidth", format!("{}; allowed 1kHz to 10GHz", self.bandwidth)));
@@ -92,11 +111,16 @@ impl RadioConfig {
         if self.report.mode == ReportMode::Periodic && self.report.period.0 < slot {
             return Err(err(
                 "report.period",
-                format!("{} is shorter than the slot ({})", self.report.period, self.slot),
+                format!("{} is shorter than the slot ({})", self.report.period, Time(slot)),
             ));
         }
         self.harq.validate(file, &format!("{field}.harq"))?;
         self.rlc.validate(file, &format!("{field}.rlc"))?;
         Ok(())
+    }
+
+    /// The slot; only valid after [`RadioConfig::resolve`].
+    pub fn slot(&self) -> Duration {
+        self.slot.expect("resolve fills in the slot").0
     }
 }

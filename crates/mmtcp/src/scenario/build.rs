@@ -137,7 +137,7 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
                         ))
                     }
                     (Some(_), None) => {}
-                    (None, Some(radio)) => {
+                    (None, Some(_)) => {
                         if l.reverse_channel.is_some() {
                             return Err(err(
                                 field("reverse_channel"),
@@ -159,8 +159,10 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
                                 ));
                             }
                         }
-                        radio.validate(file, &field("radio"))?;
                     }
+                }
+                if let Some(radio) = l.radio.as_mut() {
+                    radio.resolve(file, &field("radio"))?;
                 }
             }
         }
@@ -388,7 +390,7 @@ fn radio_direction(
     let amc_field = format!("{field}.amc");
     let amc = Amc::new(&radio.amc, &ChannelContext { scenario_file: file, field: &amc_field, base_dir })?;
     let timing = RadioTiming {
-        slot: radio.slot.0,
+        slot: radio.slot(),
         bandwidth_hz: radio.bandwidth.hz(),
         amc_delay: radio.amc_delay.0,
         delay,
