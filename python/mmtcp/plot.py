@@ -6,7 +6,8 @@
 - `goodput.png`: goodput of each flow over time, with each radio link's forward capacity;
 - `cwnd.png`: congestion window, slow-start threshold and bytes in flight, one panel per flow;
 - `rtt.png`: round-trip time of each flow (the mean of the samples in each interval);
-- `queues.png`: queue occupancy of each link direction.
+- `queues.png`: queue occupancy of each link direction;
+- `radio.png`: SINR and MCS of each direction of a link with the radio stack (`[link.radio]`).
 
 A plot whose columns are absent from the time series is skipped. Figures are drawn with
 matplotlib's object API on the Agg canvas: no display, no pyplot global state.
@@ -49,6 +50,7 @@ def plot_result(summary: Summary, timeseries: pd.DataFrame, plots_dir: Path) -> 
         "cwnd.png": cwnd_figure,
         "rtt.png": rtt_figure,
         "queues.png": queues_figure,
+        "radio.png": radio_figure,
     }
     for file_name, draw in drawers.items():
         figure = draw(summary, timeseries)
@@ -148,6 +150,29 @@ def queues_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
         ax.plot(ts["time_s"], ts[column] / scale, label=label, drawstyle="steps-post")
     _finish(ax, title="Queue occupancy per link direction", ylabel=f"queue ({unit})")
     ax.set_ylim(bottom=0)
+    return figure
+
+
+def radio_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
+    """SINR (top) and the MCS it allows (bottom) of each radio-stack direction; an outage
+    (SINR of minus infinity, no MCS) shows as a gap."""
+    candidates = []
+    for link in summary["links"]:
+        a, b = link["between"]
+        for direction, arrow in (("fwd", f"{a}→{b}"), ("rev", f"{b}→{a}")):
+            prefix = f"link.{link['name']}.{direction}"
+            candidates.append((f"{link['name']} {direction} ({arrow})", prefix))
+    radios = [(label, prefix) for label, prefix in candidates if f"{prefix}.sinr_db" in ts.columns]
+    if not radios:
+        return None
+    figure = Figure(figsize=(_WIDTH_INCHES, 6.5), layout="constrained")
+    sinr_ax, mcs_ax = figure.subplots(2, 1, sharex=True)
+    for label, prefix in radios:
+        sinr = ts[f"{prefix}.sinr_db"].replace(-np.inf, np.nan)
+        sinr_ax.plot(ts["time_s"], sinr, label=label, drawstyle="steps-post")
+        mcs_ax.plot(ts["time_s"], ts[f"{prefix}.mcs"], label=label, drawstyle="steps-post")
+    _finish(sinr_ax, title="SINR per radio direction (sampled)", ylabel="SINR (dB)")
+    _finish(mcs_ax, title="MCS the SINR allows", ylabel="MCS index")
     return figure
 
 

@@ -51,7 +51,7 @@ def test_a_radio_run_reports_its_stack(tmp_path):
     assert all(math.isfinite(v) or v == -math.inf for v in sinr)
     assert result.summary["flows"][0]["goodput_bps"] > 100e6
     paths = result.plot(tmp_path / "plots")
-    assert paths
+    assert "radio.png" in {p.name for p in paths}
     assert all(p.read_bytes().startswith(PNG_MAGIC) for p in paths)
 
 
