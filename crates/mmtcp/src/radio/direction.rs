@@ -261,6 +261,7 @@ impl RadioDirection {
     /// (for on-change link reports).
     pub fn set_sinr(&mut self, now: SimTime, sinr_db: f64) -> bool {
         self.account(now);
+        self.forget_sinr_before(now);
         self.sinr_history.push_back((now, sinr_db));
         let mcs = self.amc.select(sinr_db);
         let changed = mcs != self.state.mcs;
@@ -269,12 +270,19 @@ impl RadioDirection {
         changed
     }
 
-    /// The SINR now, and the MCS chosen on the SINR `amc_delay` ago.
-    fn mac_view(&mut self, now: SimTime) -> (f64, Option<u8>) {
-        let seen = now.saturating_since(SimTime::ZERO).0.saturating_sub(self.timing.amc_delay.0);
+    /// Drops the SINR values that no slot from `now` on can see: the MAC at time t ≥ now looks
+    /// at the value in force at t − amc_delay ≥ now − amc_delay. Keeps the history short even
+    /// while no slots run.
+    fn forget_sinr_before(&mut self, now: SimTime) {
+        let seen = now.0.saturating_sub(self.timing.amc_delay.0);
         while self.sinr_history.len() > 1 && self.sinr_history[1].0 .0 <= seen {
             self.sinr_history.pop_front();
         }
+    }
+
+    /// The SINR now, and the MCS chosen on the SINR `amc_delay` ago.
+    fn mac_view(&mut self, now: SimTime) -> (f64, Option<u8>) {
+        self.forget_sinr_before(now);
         let (from, delayed) = self.sinr_history[0];
         if self.mac_mcs_from != Some(from) {
             self.mac_mcs_from = Some(from);
