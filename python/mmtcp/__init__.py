@@ -8,6 +8,7 @@ The simulation runs in Rust (`mmtcp._core`); this package is its Python face:
 - `mmtcp.validate(scenario, overrides=...)` checks a scenario and returns it resolved, as TOML;
 - `ScenarioError` (a `ValueError`) reports a bad scenario, trace or override in one line naming
   the file and the field; `SimulationError` (a `RuntimeError`) reports an internal failure;
+- `mmtcp.ieee80211ad_trace("b")` writes seed 001's synthetic 802.11ad beam-pair trace as CSV;
 - `mmtcp.sweep(scenario, grid=..., seeds=..., workers=..., out=...)` runs a scenario over a grid of
   overrides x seeds on a process pool and returns a `SweepResult` (per-point mean and 95 % CI);
 - the `mmtcp` command (`mmtcp.cli`) runs, validates, plots, benchmarks, sweeps and reproduces
@@ -15,7 +16,7 @@ The simulation runs in Rust (`mmtcp._core`); this package is its Python face:
 """
 
 from mmtcp._core import ScenarioError, SimulationError, __version__
-from mmtcp.api import Result, run, validate
+from mmtcp.api import Result, ieee80211ad_trace, run, validate
 from mmtcp.sweep import SweepResult, sweep
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "SimulationError",
     "SweepResult",
     "__version__",
+    "ieee80211ad_trace",
     "run",
     "sweep",
     "validate",

@@ -60,3 +60,10 @@ def bench_engine(events: int) -> dict[str, int | float]:
 
 def _panic_for_tests(message: str) -> None:
     """Test hook: panics in Rust; always raises `SimulationError` carrying `message`."""
+
+def ieee80211ad_trace(config: str, *, name: str | None = None) -> str:
+    """Seed 001's synthetic 802.11ad beam-pair trace as CSV `time,tx_deg,rx_deg,power_dbm`.
+
+    `config` is TOML text with the synthetic source's keys (`scenario = "a"` or `"b"`, ...);
+    a bad key or value raises `ScenarioError` naming it.
+    """

@@ -126,6 +126,21 @@ def validate(scenario_or_path: Scenario, *, overrides: Overrides | None = None) 
     return _core.validate(source, kind, **where, overrides=override_pairs(overrides))
 
 
+def ieee80211ad_trace(scenario: str, **keys: Any) -> str:
+    """Seed 001's synthetic IEEE 802.11ad received-power trace, as CSV text.
+
+    `scenario` is `"a"` (a trolley crossing the path in 0.2 m steps) or `"b"` (a human-like
+    blocker crossing at 0.1 m/s); `keys` set any other key of the synthetic source
+    (docs/models/ieee80211ad.md), e.g. `speed=0.2`. The lines are `time,tx_deg,rx_deg,power_dbm`
+    for every beam pair every `interval`, one period of the blocker's walk: the file a
+    `{ kind = "ieee80211ad", source = { kind = "trace", file = ..., repeat = true } }` channel
+    replays. A bad key or value raises `ScenarioError` naming it.
+    """
+    config = {"scenario": scenario, **keys}
+    text = "\n".join(f"{_toml_key(k)} = {toml_literal(v)}" for k, v in config.items())
+    return _core.ieee80211ad_trace(text, name="ieee80211ad_trace")
+
+
 def _source(scenario: Scenario) -> tuple[str, str, dict[str, str]]:
     """Splits a scenario into `_core`'s `(source, kind, {name, base_dir})` arguments."""
     if isinstance(scenario, Mapping):

@@ -9,12 +9,14 @@
     mmtcp sweep SWEEP.toml [same options: they add to or replace the sweep file's]
     mmtcp reproduce --list [--dir DIR]
     mmtcp reproduce NAME [--quick] [--workers N] [--out DIR] [--force] [--dir DIR] [--quiet]
+    mmtcp ieee80211ad-trace {a,b} [--set KEY=VALUE]... [--out FILE]
     mmtcp --version
 
 `run` writes `summary.json`, `timeseries.parquet`, `scenario.resolved.toml` and `plots/*.png`
 into DIR (default `out/<scenario stem>`) and prints a summary table. `sweep` runs a scenario over
 a grid of overrides x seeds on a process pool into DIR (default `out/sweep-<stem>`; see
-docs/sweeps.md); `reproduce` runs an experiment of `experiments/` and draws its figures.
+docs/sweeps.md); `reproduce` runs an experiment of `experiments/` and draws its figures;
+`ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout.
 
 Exit status: 0 on success; 2 on bad input (the scenario, a trace file, an override or the command
 line), reported as one line on stderr that names the file and the field; 1 on anything else,
@@ -27,14 +29,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tomllib
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from mmtcp import __version__
 from mmtcp._core import ScenarioError, SimulationError
-from mmtcp.api import run, split_override, validate
+from mmtcp.api import ieee80211ad_trace, run, split_override, validate
 from mmtcp.bench import DEFAULT_ENGINE_EVENTS, run_suite
 from mmtcp.progress import ProgressBar
 from mmtcp.report import run_report
@@ -143,6 +146,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("plot", help="(re)draw the plots of a result directory")
     p.add_argument("result_dir", metavar="DIR", help="a directory written by 'mmtcp run'")
     p.set_defaults(handler=_cmd_plot)
+
+    p = commands.add_parser(
+        "ieee80211ad-trace",
+        help="write seed 001's synthetic 802.11ad beam-pair trace as CSV",
+    )
+    p.add_argument("trace_scenario", choices=["a", "b"], help="a: trolley; b: human-like blocker")
+    p.add_argument(
+        "--set",
+        dest="trace_keys",
+        action="append",
+        default=[],
+        type=_override,
+        metavar="KEY=VALUE",
+        help="a key of the synthetic source, e.g. --set speed=0.2 (docs/models/ieee80211ad.md)",
+    )
+    p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    p.set_defaults(handler=_cmd_ieee80211ad_trace)
 
     p = commands.add_parser("bench", help="time the benchmark scenarios and the event engine")
     p.add_argument(
@@ -275,6 +295,25 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if not directory.is_dir():
         raise ScenarioError(f"{directory}: no such directory")
     return run_suite(directory, engine_events=args.engine_events)
+
+
+def _literal(text: str) -> Any:
+    """A --set value as TOML reads it (`0.2`, `true`), or else the text itself (`10ms`)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _cmd_ieee80211ad_trace(args: argparse.Namespace) -> int:
+    keys = {key: _literal(value) for key, value in map(split_override, args.trace_keys)}
+    text = ieee80211ad_trace(args.trace_scenario, **keys)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
 
 
 def _warn(message: str) -> None:

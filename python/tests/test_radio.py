@@ -74,3 +74,42 @@ def test_polese2017_retx_quick_reproduces_with_figures(cli, tmp_path):
     assert gains[0] == "distance,workload,baseline,quantity,mean,ci95,seeds"
     assert any(line.startswith("150 m,bulk,") for line in gains)
     assert (REPO / "experiments" / "polese2017" / "retx" / "README.md").is_file()
+
+
+@pytest.mark.core
+def test_the_80211ad_generator_writes_a_trace_the_channel_replays(cli, tmp_path):
+    text = mmtcp.ieee80211ad_trace("b")
+    header, *lines = text.splitlines()
+    assert header == "time,tx_deg,rx_deg,power_dbm"
+    pairs = {tuple(line.split(",")[1:3]) for line in lines}
+    assert len(pairs) == 49, "7 TX x 7 RX beams, -30 to 30 degrees in 10-degree steps"
+    trace = tmp_path / "b.csv"
+    proc = cli("ieee80211ad-trace", "b", "--set", "speed=0.2", "--out", trace)
+    assert proc.returncode == 0, proc.stderr
+    assert trace.read_text() != text, "a faster blocker gives another trace"
+    scenario = {
+        **RADIO,
+        "link": [
+            {
+                **RADIO["link"][0],
+                "radio": {
+                    "bandwidth": "500MHz",
+                    "amc": {"table": "ieee80211ad_sc"},
+                    "channel": {
+                        "kind": "ieee80211ad",
+                        "source": {"kind": "trace", "file": str(trace), "repeat": True},
+                    },
+                },
+            }
+        ],
+        "simulation": {"duration": "8s"},
+    }
+    mcs = mmtcp.run(scenario).timeseries["link.air.fwd.mcs"]
+    assert mcs.max() == 12
+    assert mcs.min() <= 10, "the blocker crossing the path costs at least two MCS indices"
+
+
+def test_a_bad_generator_key_is_bad_input(cli):
+    proc = cli("ieee80211ad-trace", "a", "--set", "speed=-1")
+    assert proc.returncode == 2
+    assert "speed" in proc.stderr

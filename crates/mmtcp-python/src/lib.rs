@@ -191,6 +191,15 @@ fn bench_engine(py: Python<'_>, events: u64) -> PyResult<Bound<'_, PyDict>> {
     Ok(result)
 }
 
+/// Seed 001's synthetic 802.11ad beam-pair trace as CSV; `config` is the TOML of the synthetic
+/// source's keys (`scenario = "b"`, ...).
+#[pyfunction]
+#[pyo3(signature = (config, *, name=None))]
+fn ieee80211ad_trace(py: Python<'_>, config: String, name: Option<String>) -> PyResult<String> {
+    let name = name.unwrap_or_else(|| IN_MEMORY_NAME.to_string());
+    py.detach(|| catch_panic(|| api::ieee80211ad_trace(&config, &name).map_err(scenario_error)))
+}
+
 /// Test hook: panics with `message` inside the same `catch_unwind` guard as the real entry
 /// points, so that tests can check a panic surfaces as `SimulationError` and the interpreter
 /// survives. Not part of the API.
@@ -210,6 +219,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(bench_engine, m)?)?;
+    m.add_function(wrap_pyfunction!(ieee80211ad_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

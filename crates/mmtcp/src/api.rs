@@ -159,3 +159,19 @@ pub fn bench_engine(events: u64) -> EngineBench {
         events_per_second: if wall_seconds > 0.0 { events as f64 / wall_seconds } else { 0.0 },
     }
 }
+
+/// Seed 001's synthetic 802.11ad received-power trace (one period of the blocker's walk) as CSV
+/// `time,tx_deg,rx_deg,power_dbm`, the format `{ kind = "ieee80211ad", source = { kind =
+/// "trace" } }` reads. `config_toml` holds the keys of the synthetic source (`scenario = "a"` or
+/// `"b"`, and any of its other keys); `name` stands for it in error messages.
+pub fn ieee80211ad_trace(config_toml: &str, name: &str) -> Result<String, InputError> {
+    use crate::radio::ieee80211ad::{SyntheticChannel, SyntheticConfig};
+    let doc = scenario::load::parse_toml(config_toml, name)?;
+    let config: SyntheticConfig = scenario::load::deserialize_as(doc, name)?;
+    let ctx = crate::channel::ChannelContext {
+        scenario_file: name,
+        field: "",
+        base_dir: std::path::Path::new("."),
+    };
+    Ok(SyntheticChannel::new(&config, &ctx)?.to_csv())
+}

@@ -98,7 +98,13 @@ fn unknown_key(message: &str) -> Option<&str> {
 
 /// Deserialises the document into the schema.
 pub fn deserialize(doc: Value, file: &str) -> Result<Scenario, InputError> {
-    serde_path_to_error::deserialize::<_, Scenario>(doc).map_err(|e| {
+    deserialize_as(doc, file)
+}
+
+/// Deserialises a document into any configuration type, with the errors of [`deserialize`]:
+/// the field's dotted path, unknown keys with the allowed ones.
+pub fn deserialize_as<T: serde::de::DeserializeOwned>(doc: Value, file: &str) -> Result<T, InputError> {
+    serde_path_to_error::deserialize::<_, T>(doc).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         let message = e.inner().to_string();
