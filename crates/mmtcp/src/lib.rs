@@ -12,6 +12,7 @@ pub mod net;
 pub mod radio;
 pub mod scenario;
 pub mod sim;
+mod trace_file;
 pub mod transport;
 pub mod units;
 pub mod world;

@@ -35,7 +35,10 @@
 use super::{ChannelContext, ChannelProcess, ChannelStep};
 use crate::error::InputError;
 use crate::sim::{Duration, Rng, SimTime};
-use crate::units::{Rate, Time};
+use crate::trace_file::{
+    data_lines, parse_number_or_quantity, parse_steps, read_trace, Steps, TraceFileErrors, ValueColumn,
+};
+use crate::units::Rate;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -94,85 +97,11 @@ const OPPORTUNITY_BITS: u64 = 1500 * 8;
 /// Picoseconds in a millisecond.
 const PS_PER_MS: u64 = 1_000_000_000;
 
-/// The rate from `at` (an offset into the trace) until the next step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TraceStep {
-    at: Duration,
-    rate_bps: u64, // bit/s
-}
-
-/// Appends a step unless it repeats the previous rate.
-fn push_step(steps: &mut Vec<TraceStep>, at: Duration, rate_bps: u64) {
-    if steps.last().map(|s| s.rate_bps) != Some(rate_bps) {
-        steps.push(TraceStep { at, rate_bps });
-    }
-}
-
 /// The process of a [`TraceConfig`].
 #[derive(Clone, Debug)]
 pub struct TraceChannel {
-    /// Offsets into one period, starting at zero; neighbouring rates differ.
-    steps: Vec<TraceStep>,
-    /// Some(P) when the steps repeat every P.
-    period: Option<Duration>,
-    /// The step that begins at the next call to `step`.
-    next: usize,
-    /// When the current repetition began.
-    cycle_start: SimTime,
-}
-
-/// Builds errors located in a trace file.
-struct TraceErrors {
-    /// The trace's path as the scenario's folder resolves it (usable from the current folder).
-    file: String,
-    /// Which scenario field referenced the trace, appended to every message.
-    origin: String,
-}
-
-impl TraceErrors {
-    fn at_line(&self, line: usize, message: impl std::fmt::Display) -> InputError {
-        InputError::new(&self.file, format!("line {line}"), format!("{message} ({})", self.origin))
-    }
-
-    fn whole_file(&self, message: impl std::fmt::Display) -> InputError {
-        InputError::new(&self.file, "", format!("{message} ({})", self.origin))
-    }
-}
-
-/// The non-blank lines of `text` without comments, with their 1-based line numbers.
-fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines().enumerate().filter_map(|(i, line)| {
-        let content = line.split('#').next().unwrap_or("").trim();
-        (!content.is_empty()).then_some((i + 1, content))
-    })
-}
-
-/// Reads a bare number in the unit `bare_unit` (exactly if it is a plain decimal, else as a
-/// float through `from_f64`) or a quantity with a unit through `parse`.
-fn parse_number_or_quantity<Q>(
-    text: &str,
-    what: &str,
-    bare_unit: &str,
-    parse: impl Fn(&str) -> Result<Q, String>,
-    from_f64: impl Fn(f64) -> Q,
-) -> Result<Q, String> {
-    if !text.ends_with(|c: char| c.is_ascii_digit() || c == '.') {
-        return parse(text);
-    }
-    if let Ok(q) = parse(&format!("{text}{bare_unit}")) {
-        return Ok(q);
-    }
-    match text.parse::<f64>() {
-        Ok(v) if v < 0.0 => Err(format!("{text} is negative; {what} must be ≥ 0")),
-        Ok(v) if v.is_finite() => Ok(from_f64(v)),
-        _ => Err(format!(
-            "\"{text}\" is not {what}; expected a bare number (in {bare_unit}) or a quantity with a unit"
-        )),
-    }
-}
-
-fn parse_time(text: &str) -> Result<Duration, String> {
-    parse_number_or_quantity(text, "a time", "s", |t| Time::parse(t).map(|t| t.0), Duration::from_secs_f64)
+    /// Rates in bit/s over one period (see [`Steps`]).
+    steps: Steps<u64>,
 }
 
 fn parse_rate(text: &str) -> Result<u64, String> {
@@ -186,90 +115,26 @@ fn parse_rate(text: &str) -> Result<u64, String> {
     )
 }
 
-/// Steps and period (when `repeat`) of a csv trace.
-fn parse_csv(
-    text: &str,
-    repeat: bool,
-    errors: &TraceErrors,
-) -> Result<(Vec<TraceStep>, Option<Duration>), InputError> {
-    let mut rows: Vec<(usize, Duration, u64)> = Vec::new(); // (line, time, rate in bit/s)
-    for (index, (line, content)) in data_lines(text).enumerate() {
-        let fields: Vec<&str> = content.split(',').map(str::trim).collect();
-        if index == 0 && fields[0].starts_with(|c: char| c.is_ascii_alphabetic()) {
-            continue; // header
-        }
-        let [time, rate] = fields[..] else {
-            return Err(
-                errors.at_line(line, format!("expected two fields `time,rate`, found {}", fields.len()))
-            );
-        };
-        let time = parse_time(time).map_err(|m| errors.at_line(line, m))?;
-        let rate = parse_rate(rate).map_err(|m| errors.at_line(line, m))?;
-        match rows.last() {
-            None if time != Duration::ZERO => {
-                return Err(errors.at_line(
-                    line,
-                    format!(
-                        "the first row is at {}; it must be at time 0, where the trace starts",
-                        Time(time)
-                    ),
-                ));
-            }
-            Some(&(_, previous, _)) if time <= previous => {
-                return Err(errors.at_line(
-                    line,
-                    format!(
-                        "time {} is not after the previous row's {}; times must be strictly increasing",
-                        Time(time),
-                        Time(previous)
-                    ),
-                ));
-            }
-            _ => rows.push((line, time, rate)),
-        }
-    }
-    if rows.is_empty() {
-        return Err(errors.whole_file("the trace has no rows; expected lines `time,rate`, e.g. `0,1Gbps`"));
-    }
-    let period = if repeat {
-        let (line, period, last_rate) = rows.pop().expect("rows is not empty");
-        let Some(&(_, _, first_rate)) = rows.first() else {
-            return Err(errors.at_line(
-                line,
-                "with repeat = true the last row's time is the period, so the trace needs at least two rows",
-            ));
-        };
-        if last_rate != first_rate {
-            return Err(errors.at_line(
-                line,
-                format!(
-                    "with repeat = true the last row ends the period and begins the next repetition, so its rate \
-                     must equal the first row's {} (found {}); or set repeat = false",
-                    Rate(first_rate),
-                    Rate(last_rate)
-                ),
-            ));
-        }
-        Some(period)
-    } else {
-        None
+/// The steps of a csv trace.
+fn parse_csv(text: &str, repeat: bool, errors: &TraceFileErrors) -> Result<Steps<u64>, InputError> {
+    let column = ValueColumn {
+        name: "rate",
+        example: "0,1Gbps",
+        parse: &parse_rate,
+        show: &|rate| Rate(rate).to_string(),
     };
-    let mut steps = Vec::new();
-    for (_, time, rate) in rows {
-        push_step(&mut steps, time, rate);
-    }
-    Ok((steps, period))
+    parse_steps(text, repeat, errors, &column)
 }
 
 /// Steps and period of a mahimahi trace, binned per millisecond (see the module header).
-fn parse_mahimahi(text: &str, errors: &TraceErrors) -> Result<(Vec<TraceStep>, Duration), InputError> {
+fn parse_mahimahi(text: &str, repeat: bool, errors: &TraceFileErrors) -> Result<Steps<u64>, InputError> {
     let mut steps = Vec::new();
     let mut filled_ms = 0; // milliseconds [0, filled_ms) have their steps
-    let mut flush = |steps: &mut Vec<TraceStep>, bin_ms: u64, opportunities: u64| {
+    let mut flush = |steps: &mut Vec<(Duration, u64)>, bin_ms: u64, opportunities: u64| {
         if bin_ms > filled_ms {
-            push_step(steps, Duration::from_millis(filled_ms), 0);
+            steps.push((Duration::from_millis(filled_ms), 0));
         }
-        push_step(steps, Duration::from_millis(bin_ms), opportunities * OPPORTUNITY_BITS * 1000);
+        steps.push((Duration::from_millis(bin_ms), opportunities * OPPORTUNITY_BITS * 1000));
         filled_ms = bin_ms + 1;
     };
     let mut bin: Option<(u64, u64)> = None; // (millisecond index, opportunities in it)
@@ -311,52 +176,29 @@ fn parse_mahimahi(text: &str, errors: &TraceErrors) -> Result<(Vec<TraceStep>, D
         );
     }
     flush(&mut steps, b, n);
-    Ok((steps, Duration::from_millis(period_ms)))
+    let mut replay = Steps::new(repeat.then_some(Duration::from_millis(period_ms)));
+    for (at, rate) in steps {
+        replay.push(at, rate);
+    }
+    Ok(replay)
 }
 
 impl TraceChannel {
     /// Reads and parses the trace of `config`; relative paths resolve against `ctx.base_dir`.
     pub fn load(config: &TraceConfig, ctx: &ChannelContext) -> Result<TraceChannel, InputError> {
-        let path = ctx.base_dir.join(&config.file);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| ctx.error("file", format!("cannot read trace {}: {e}", path.display())))?;
-        let errors = TraceErrors {
-            file: path.display().to_string(),
-            origin: format!("trace of {} in {}", ctx.path_of("file"), ctx.scenario_file),
-        };
-        let (steps, period) = match config.format {
+        let (text, errors) = read_trace(ctx, "file", &config.file)?;
+        let steps = match config.format {
             TraceFormat::Csv => parse_csv(&text, config.repeat, &errors)?,
-            TraceFormat::Mahimahi => {
-                let (steps, period) = parse_mahimahi(&text, &errors)?;
-                (steps, config.repeat.then_some(period))
-            }
+            TraceFormat::Mahimahi => parse_mahimahi(&text, config.repeat, &errors)?,
         };
-        // A single rate never changes, repeated or not.
-        let period = period.filter(|_| steps.len() > 1);
-        Ok(TraceChannel { steps, period, next: 0, cycle_start: SimTime::ZERO })
+        Ok(TraceChannel { steps })
     }
 }
 
 impl ChannelProcess for TraceChannel {
     fn step(&mut self, now: SimTime, _rng: &mut Rng) -> ChannelStep {
-        debug_assert_eq!(now, self.cycle_start + self.steps[self.next].at, "trace stepped off its schedule");
-        let rate_bps = self.steps[self.next].rate_bps;
-        // Neighbouring steps differ, so this finds a change within one repetition; only the wrap
-        // from the last step to the first can repeat a rate.
-        loop {
-            if self.next + 1 < self.steps.len() {
-                self.next += 1;
-            } else if let Some(period) = self.period {
-                self.next = 0;
-                self.cycle_start += period;
-            } else {
-                return ChannelStep { rate_bps, next_change: None };
-            }
-            if self.steps[self.next].rate_bps != rate_bps {
-                let next_change = self.cycle_start + self.steps[self.next].at;
-                return ChannelStep { rate_bps, next_change: Some(next_change) };
-            }
-        }
+        let (rate_bps, next_change) = self.steps.next(now);
+        ChannelStep { rate_bps, next_change }
     }
 }
 
@@ -550,14 +392,10 @@ mod tests {
 
     #[test]
     fn test_bare_numbers_and_quantities() {
-        assert_eq!(parse_time("0.25"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_time("1.5e-3"), Ok(Duration::from_micros(1500)));
-        assert_eq!(parse_time("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(parse_rate("1000000000"), Ok(1_000_000_000));
         assert_eq!(parse_rate("1.000000000000000000e+09"), Ok(1_000_000_000));
         assert_eq!(parse_rate("1Gbps"), Ok(1_000_000_000));
         assert!(parse_rate("-1Gbps").is_err());
         assert!(parse_rate("1e999").unwrap_err().contains("not a rate"));
-        assert!(parse_time("-0.5").unwrap_err().contains("negative"));
     }
 }

@@ -96,11 +96,11 @@
 //! reflector, oxygen absorption (≈ 0.05 dB over 3.5 m), small-scale fading.
 
 use super::amc::gaussian_tail_inverse;
-use super::sinr_trace::{data_lines, is_header, parse_db, parse_time, read_trace, TraceFileErrors};
 use super::{RadioContext, SinrProcess, SinrStep};
 use crate::channel::ChannelContext;
 use crate::error::InputError;
 use crate::sim::{Duration, Rng, SimTime};
+use crate::trace_file::{data_lines, is_header, parse_db, parse_time, read_trace, TraceFileErrors};
 use crate::units::{Frequency, Time};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;

@@ -15,14 +15,13 @@
 //!
 //! Equal neighbouring rows merge, so the process announces only changes.
 //!
-//! The helpers for trace files (data lines, times, dB values, errors that name the file and the
-//! line) are shared with the beam-pair traces of [`super::ieee80211ad`].
+//! The trace syntax and its errors (file and line named) are those of every step-wise trace
+//! (`crate::trace_file`).
 
 use super::{RadioContext, SinrProcess, SinrStep};
-use crate::channel::ChannelContext;
 use crate::error::InputError;
-use crate::sim::{Duration, Rng, SimTime};
-use crate::units::Time;
+use crate::sim::{Rng, SimTime};
+use crate::trace_file::{parse_db, parse_steps, read_trace, Steps, ValueColumn};
 use serde::{Deserialize, Serialize};
 
 /// `{ kind = "sinr_trace", file = "traces/walk_sinr.csv" }`.
@@ -36,177 +35,11 @@ pub struct SinrTraceConfig {
     pub repeat: bool,
 }
 
-/// Builds errors located in a trace file: `<file>: line N: <what> (<which scenario field>)`.
-pub(crate) struct TraceFileErrors {
-    /// The trace's path as the scenario's folder resolves it.
-    pub(crate) file: String,
-    /// Which scenario field referenced the trace, appended to every message.
-    pub(crate) origin: String,
-}
-
-impl TraceFileErrors {
-    pub(crate) fn at_line(&self, line: usize, message: impl std::fmt::Display) -> InputError {
-        InputError::new(&self.file, format!("line {line}"), format!("{message} ({})", self.origin))
-    }
-
-    pub(crate) fn whole_file(&self, message: impl std::fmt::Display) -> InputError {
-        InputError::new(&self.file, "", format!("{message} ({})", self.origin))
-    }
-}
-
-/// Reads the trace named by key `key` of the channel table (`file` resolved against
-/// `ctx.base_dir`); returns its text and the error builder for its lines.
-pub(crate) fn read_trace(
-    ctx: &ChannelContext,
-    key: &str,
-    file: &str,
-) -> Result<(String, TraceFileErrors), InputError> {
-    let path = ctx.base_dir.join(file);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| ctx.error(key, format!("cannot read trace {}: {e}", path.display())))?;
-    let errors = TraceFileErrors {
-        file: path.display().to_string(),
-        origin: format!("trace of {} in {}", ctx.path_of(key), ctx.scenario_file),
-    };
-    Ok((text, errors))
-}
-
-/// The non-blank lines of `text` without comments, with their 1-based line numbers.
-pub(crate) fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines().enumerate().filter_map(|(i, line)| {
-        let content = line.split('#').next().unwrap_or("").trim();
-        (!content.is_empty()).then_some((i + 1, content))
-    })
-}
-
-/// True if `fields` is a header row (its first field starts with a letter).
-pub(crate) fn is_header(fields: &[&str]) -> bool {
-    fields.first().is_some_and(|f| f.starts_with(|c: char| c.is_ascii_alphabetic()))
-}
-
-/// A time: a bare number of seconds (exact for plain decimals) or a time with a unit.
-pub(crate) fn parse_time(text: &str) -> Result<Duration, String> {
-    if !text.ends_with(|c: char| c.is_ascii_digit() || c == '.') {
-        return Time::parse(text).map(|t| t.0);
-    }
-    if let Ok(t) = Time::parse(&format!("{text}s")) {
-        return Ok(t.0);
-    }
-    match text.parse::<f64>() {
-        Ok(v) if v < 0.0 => Err(format!("{text} is negative; a time must be ≥ 0")),
-        Ok(v) if v.is_finite() => Ok(Duration::from_secs_f64(v)),
-        _ => Err(format!(
-            "\"{text}\" is not a time; expected a bare number (in s) or a quantity with a unit, e.g. 250ms"
-        )),
-    }
-}
-
-/// A level in dB (SINR or power): a finite number, or `-inf` / `outage` for no signal.
-pub(crate) fn parse_db(text: &str, what: &str) -> Result<f64, String> {
-    if text.eq_ignore_ascii_case("-inf") || text.eq_ignore_ascii_case("outage") {
-        return Ok(f64::NEG_INFINITY);
-    }
-    match text.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(format!(
-            "\"{text}\" is not {what}; expected a number of dB, or -inf (or outage) for no signal"
-        )),
-    }
-}
-
-/// The SINR from `at` (an offset into the trace) until the next step.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Step {
-    at: Duration,
-    sinr_db: f64,
-}
-
 /// The process of a [`SinrTraceConfig`].
 #[derive(Clone, Debug)]
 pub struct SinrTraceChannel {
-    /// Offsets into one period, starting at zero; neighbouring SINRs differ.
-    steps: Vec<Step>,
-    /// Some(P) when the steps repeat every P.
-    period: Option<Duration>,
-    /// The step that begins at the next call to `step`.
-    next: usize,
-    /// When the current repetition began.
-    cycle_start: SimTime,
-}
-
-/// Steps and period (when `repeat`) of a `time,sinr_db` trace.
-fn parse(
-    text: &str,
-    repeat: bool,
-    errors: &TraceFileErrors,
-) -> Result<(Vec<Step>, Option<Duration>), InputError> {
-    let mut rows: Vec<(usize, Duration, f64)> = Vec::new(); // (line, time, SINR in dB)
-    for (index, (line, content)) in data_lines(text).enumerate() {
-        let fields: Vec<&str> = content.split(',').map(str::trim).collect();
-        if index == 0 && is_header(&fields) {
-            continue;
-        }
-        let [time, sinr] = fields[..] else {
-            return Err(
-                errors.at_line(line, format!("expected two fields `time,sinr_db`, found {}", fields.len()))
-            );
-        };
-        let time = parse_time(time).map_err(|m| errors.at_line(line, m))?;
-        let sinr = parse_db(sinr, "a SINR").map_err(|m| errors.at_line(line, m))?;
-        match rows.last() {
-            None if time != Duration::ZERO => {
-                return Err(errors.at_line(
-                    line,
-                    format!(
-                        "the first row is at {}; it must be at time 0, where the trace starts",
-                        Time(time)
-                    ),
-                ));
-            }
-            Some(&(_, previous, _)) if time <= previous => {
-                return Err(errors.at_line(
-                    line,
-                    format!(
-                        "time {} is not after the previous row's {}; times must be strictly increasing",
-                        Time(time),
-                        Time(previous)
-                    ),
-                ));
-            }
-            _ => rows.push((line, time, sinr)),
-        }
-    }
-    if rows.is_empty() {
-        return Err(errors.whole_file("the trace has no rows; expected lines `time,sinr_db`, e.g. `0,12.5`"));
-    }
-    let period = if repeat {
-        let (line, period, last) = rows.pop().expect("rows is not empty");
-        let Some(&(_, _, first)) = rows.first() else {
-            return Err(errors.at_line(
-                line,
-                "with repeat = true the last row's time is the period, so the trace needs at least two rows",
-            ));
-        };
-        if last != first {
-            return Err(errors.at_line(
-                line,
-                format!(
-                    "with repeat = true the last row ends the period and begins the next repetition, so its SINR \
-                     must equal the first row's {first} dB (found {last} dB); or set repeat = false"
-                ),
-            ));
-        }
-        Some(period)
-    } else {
-        None
-    };
-    let mut steps: Vec<Step> = Vec::new();
-    for (_, at, sinr_db) in rows {
-        if steps.last().map(|s| s.sinr_db) != Some(sinr_db) {
-            steps.push(Step { at, sinr_db });
-        }
-    }
-    Ok((steps, period))
+    /// SINRs in dB over one period (see [`Steps`]).
+    steps: Steps<f64>,
 }
 
 impl SinrTraceChannel {
@@ -214,33 +47,21 @@ impl SinrTraceChannel {
     /// `ctx.channel.base_dir`.
     pub fn load(config: &SinrTraceConfig, ctx: &RadioContext) -> Result<SinrTraceChannel, InputError> {
         let (text, errors) = read_trace(&ctx.channel, "file", &config.file)?;
-        let (steps, period) = parse(&text, config.repeat, &errors)?;
-        // A single SINR never changes, repeated or not.
-        let period = period.filter(|_| steps.len() > 1);
-        Ok(SinrTraceChannel { steps, period, next: 0, cycle_start: SimTime::ZERO })
+        let column = ValueColumn {
+            name: "sinr_db",
+            example: "0,12.5",
+            parse: &|text| parse_db(text, "a SINR"),
+            show: &|sinr| format!("{sinr} dB"),
+        };
+        let steps = parse_steps(&text, config.repeat, &errors, &column)?;
+        Ok(SinrTraceChannel { steps })
     }
 }
 
 impl SinrProcess for SinrTraceChannel {
     fn step(&mut self, now: SimTime, _rng: &mut Rng) -> SinrStep {
-        debug_assert_eq!(now, self.cycle_start + self.steps[self.next].at, "trace stepped off its schedule");
-        let sinr_db = self.steps[self.next].sinr_db;
-        // Neighbouring steps differ, so this finds a change within one repetition; only the wrap
-        // from the last step to the first can repeat a SINR.
-        loop {
-            if self.next + 1 < self.steps.len() {
-                self.next += 1;
-            } else if let Some(period) = self.period {
-                self.next = 0;
-                self.cycle_start += period;
-            } else {
-                return SinrStep { sinr_db, next_change: None };
-            }
-            if self.steps[self.next].sinr_db != sinr_db {
-                let next_change = self.cycle_start + self.steps[self.next].at;
-                return SinrStep { sinr_db, next_change: Some(next_change) };
-            }
-        }
+        let (sinr_db, next_change) = self.steps.next(now);
+        SinrStep { sinr_db, next_change }
     }
 }
 
@@ -271,6 +92,8 @@ pub(crate) fn drive(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::channel::ChannelContext;
+    use crate::sim::Duration;
     use std::path::{Path, PathBuf};
 
     fn fixtures() -> PathBuf {
@@ -375,17 +198,5 @@ mod tests {
             ("scenarios/x.toml", "link[1].radio.channel.file")
         );
         assert!(err.message.contains("cannot read trace"), "{}", err.message);
-    }
-
-    #[test]
-    fn test_time_and_db_fields() {
-        assert_eq!(parse_time("0.25"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_time("1.5e-3"), Ok(Duration::from_micros(1500)));
-        assert_eq!(parse_time("250ms"), Ok(Duration::from_millis(250)));
-        assert!(parse_time("-1").unwrap_err().contains("negative"));
-        assert_eq!(parse_db("-inf", "a SINR"), Ok(f64::NEG_INFINITY));
-        assert_eq!(parse_db("OUTAGE", "a SINR"), Ok(f64::NEG_INFINITY));
-        assert_eq!(parse_db("-7.25", "a SINR"), Ok(-7.25));
-        assert!(parse_db("nan", "a SINR").is_err());
     }
 }
