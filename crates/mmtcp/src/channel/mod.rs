@@ -131,20 +131,10 @@ impl ChannelProcess for AnyChannel {
 /// the steps, stopping after `max_steps` or at a step that never changes again.
 #[cfg(test)]
 fn drive(channel: &mut impl ChannelProcess, rng: &mut Rng, max_steps: usize) -> Vec<(SimTime, ChannelStep)> {
-    let mut steps = Vec::new();
-    let mut now = SimTime::ZERO;
-    while steps.len() < max_steps {
+    crate::sim::drive_steps(max_steps, SimTime(u64::MAX), |now| {
         let step = channel.step(now, rng);
-        steps.push((now, step));
-        match step.next_change {
-            Some(t) => {
-                assert!(t > now, "next change {t} not after {now}");
-                now = t;
-            }
-            None => break,
-        }
-    }
-    steps
+        (step, step.next_change)
+    })
 }
 
 #[cfg(test)]

@@ -692,20 +692,10 @@ mod tests {
         max_steps: usize,
     ) -> Vec<(SimTime, SinrStep)> {
         let mut rng = Rng::for_component(seed, "link/x/channel");
-        let mut now = SimTime::ZERO;
-        let mut steps = Vec::new();
-        while now < end && steps.len() < max_steps {
+        crate::sim::drive_steps(max_steps, end, |now| {
             let step = channel.step(now, &mut rng);
-            steps.push((now, step));
-            match step.next_change {
-                Some(t) => {
-                    assert!(t > now, "next change {t} not after {now}");
-                    now = t;
-                }
-                None => break,
-            }
-        }
-        steps
+            (step, step.next_change)
+        })
     }
 
     fn secs(s: f64) -> SimTime {

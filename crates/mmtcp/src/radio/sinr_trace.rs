@@ -73,20 +73,10 @@ pub(crate) fn drive(
     rng: &mut Rng,
     max_steps: usize,
 ) -> Vec<(SimTime, SinrStep)> {
-    let mut steps = Vec::new();
-    let mut now = SimTime::ZERO;
-    while steps.len() < max_steps {
+    crate::sim::drive_steps(max_steps, SimTime(u64::MAX), |now| {
         let step = process.step(now, rng);
-        steps.push((now, step));
-        match step.next_change {
-            Some(t) => {
-                assert!(t > now, "next change {t} not after {now}");
-                now = t;
-            }
-            None => break,
-        }
-    }
-    steps
+        (step, step.next_change)
+    })
 }
 
 #[cfg(test)]
