@@ -79,7 +79,45 @@ def run_report(summary: dict[str, Any]) -> str:
     links = format_table(
         ["link", "kind", "utilisation", "drops", "mean capacity Mbit/s"], link_rows
     )
-    return "\n\n".join([flows, links, cost_line(summary)])
+    radio = radio_table(summary)
+    return "\n\n".join([flows, links, *([radio] if radio else []), cost_line(summary)])
+
+
+def radio_table(summary: dict[str, Any]) -> str | None:
+    """Per direction of a link with the radio stack: SINR, block errors, what HARQ and RLC did;
+    None when the run has no such link."""
+    rows = []
+    for link in summary["links"]:
+        for d in link["directions"]:
+            radio = d.get("radio")
+            if radio is None:
+                continue
+            rate = radio["tb_error_rate"]
+            rows.append(
+                [
+                    f"{link['name']} {d['from']}→{d['to']}",
+                    number(radio["mean_sinr_db"], 1),
+                    number(None if rate is None else 100 * rate, 2),
+                    number(radio["harq"]["retransmissions"], 0),
+                    number(radio["harq"]["failed"], 0),
+                    number(radio["rlc"]["retx_segments"], 0),
+                    number(radio["rlc"]["sdus_lost"], 0),
+                    number(radio["rlc"]["drops_buffer"] + radio["rlc"]["drops_codel"], 0),
+                ]
+            )
+    if not rows:
+        return None
+    header = [
+        "radio direction",
+        "mean SINR dB",
+        "TB errors %",
+        "HARQ retx",
+        "HARQ failed",
+        "RLC retx",
+        "RLC lost",
+        "RLC drops",
+    ]
+    return format_table(header, rows)
 
 
 def cost_line(summary: dict[str, Any]) -> str:

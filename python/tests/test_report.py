@@ -33,6 +33,23 @@ def test_run_report_has_a_row_per_flow_and_link():
     assert "123,456 events" in lines[-1]
 
 
+def test_run_report_adds_a_radio_table_only_for_radio_stacks():
+    summary = fake_summary()
+    assert "radio direction" not in run_report(summary)
+    stack = {
+        "mean_sinr_db": 12.345,
+        "tb_error_rate": 0.0812,
+        "harq": {"retransmissions": 1200, "failed": 3},
+        "rlc": {"retx_segments": 45, "sdus_lost": 2, "drops_buffer": 7, "drops_codel": 1},
+    }
+    summary["links"][1]["directions"][0]["radio"] = stack
+    lines = run_report(summary).splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("radio direction")))
+    row = lines[header + 1].split()
+    assert row[-7:] == ["12.3", "8.12", "1,200", "3", "45", "2", "8"]
+    assert len([line for line in lines[header + 1 :] if "→" in line]) == 1
+
+
 def test_progress_bar_waits_then_draws_then_clears():
     stream = io.StringIO()
     bar = ProgressBar(stream, delay=2.0)
