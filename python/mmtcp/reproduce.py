@@ -37,6 +37,7 @@ from mmtcp.sweep import (
     SweepSpec,
     apply_table,
     check_metrics,
+    read_toml,
     run_spec,
     spec_from_table,
 )
@@ -117,13 +118,7 @@ def experiment_roots(directory: str | os.PathLike[str] | None = None) -> list[Pa
 def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     """Reads and checks an experiment.toml (the sweep itself is checked when it runs)."""
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            config = tomllib.load(f)
-    except OSError as e:
-        raise ScenarioError(f"{path}: {e.strerror or e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    config = read_toml(path)
     unknown = [key for key in config if key not in EXPERIMENT_KEYS]
     if unknown:
         raise ScenarioError(

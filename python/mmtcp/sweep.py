@@ -253,17 +253,21 @@ def is_sweep_file(path: str | os.PathLike[str]) -> bool:
     return "scenario" in table
 
 
-def load_sweep_file(path: str | os.PathLike[str]) -> SweepSpec:
-    """Reads a sweep file; the scenario path in it is relative to the file's folder."""
-    path = Path(path)
+def read_toml(path: Path) -> dict[str, Any]:
+    """The table of a TOML file; an unreadable or malformed file is a `ScenarioError`."""
     try:
         with open(path, "rb") as f:
-            table = tomllib.load(f)
+            return tomllib.load(f)
     except OSError as e:
         raise ScenarioError(f"{path}: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{path}: not valid TOML: {e}") from None
-    return spec_from_table(table, path.parent, str(path), path.stem)
+
+
+def load_sweep_file(path: str | os.PathLike[str]) -> SweepSpec:
+    """Reads a sweep file; the scenario path in it is relative to the file's folder."""
+    path = Path(path)
+    return spec_from_table(read_toml(path), path.parent, str(path), path.stem)
 
 
 def spec_from_table(table: Mapping[str, Any], base_dir: Path, origin: str, stem: str) -> SweepSpec:

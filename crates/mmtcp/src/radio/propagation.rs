@@ -233,6 +233,28 @@ fn distance_3d_m(d2d_m: f64, h_bs_m: f64, h_ut_m: f64) -> f64 {
     libm::sqrt(d2d_m * d2d_m + dh * dh)
 }
 
+/// The two-slope LOS path loss shared by UMi and UMa (TR 38.901 Table 7.4.1-1), with the
+/// scenario's constants `(a, n1, c)`: PL1 = a + n1·log10(d_3D) + 20·log10(f_c) up to the
+/// breakpoint d'_BP, PL2 = a + 40·log10(d_3D) + 20·log10(f_c) − c·log10(d'_BP² + (h_BS − h_UT)²)
+/// beyond it.
+fn dual_slope_los_db(
+    (a, n1, c): (f64, f64, f64),
+    d2d_m: f64,
+    h_bs_m: f64,
+    h_ut_m: f64,
+    frequency_hz: f64,
+) -> f64 {
+    let d3d = distance_3d_m(d2d_m, h_bs_m, h_ut_m);
+    let lf = libm::log10(frequency_hz / 1e9);
+    let d_bp = breakpoint_distance_m(h_bs_m, h_ut_m, frequency_hz);
+    if d2d_m <= d_bp {
+        a + n1 * libm::log10(d3d) + 20.0 * lf
+    } else {
+        let dh = h_bs_m - h_ut_m;
+        a + 40.0 * libm::log10(d3d) + 20.0 * lf - c * libm::log10(d_bp * d_bp + dh * dh)
+    }
+}
+
 /// TR 38.901 Table 7.4.1-1, UMi-Street Canyon, f_c in GHz, d_3D in m:
 /// LOS  PL1 = 32.4 + 21·log10(d_3D) + 20·log10(f_c) for 10 m ≤ d_2D ≤ d'_BP,
 ///      PL2 = 32.4 + 40·log10(d_3D) + 20·log10(f_c) − 9.5·log10(d'_BP² + (h_BS − h_UT)²) beyond;
@@ -241,13 +263,7 @@ fn distance_3d_m(d2d_m: f64, h_bs_m: f64, h_ut_m: f64) -> f64 {
 pub fn umi_path_loss_db(state: LinkState, d2d_m: f64, h_bs_m: f64, h_ut_m: f64, frequency_hz: f64) -> f64 {
     let d3d = distance_3d_m(d2d_m, h_bs_m, h_ut_m);
     let lf = libm::log10(frequency_hz / 1e9);
-    let d_bp = breakpoint_distance_m(h_bs_m, h_ut_m, frequency_hz);
-    let los = if d2d_m <= d_bp {
-        32.4 + 21.0 * libm::log10(d3d) + 20.0 * lf
-    } else {
-        let dh = h_bs_m - h_ut_m;
-        32.4 + 40.0 * libm::log10(d3d) + 20.0 * lf - 9.5 * libm::log10(d_bp * d_bp + dh * dh)
-    };
+    let los = dual_slope_los_db((32.4, 21.0, 9.5), d2d_m, h_bs_m, h_ut_m, frequency_hz);
     match state {
         LinkState::Los => los,
         LinkState::Nlos => los.max(35.3 * libm::log10(d3d) + 22.4 + 21.3 * lf - 0.3 * (h_ut_m - 1.5)),
@@ -263,13 +279,7 @@ pub fn umi_path_loss_db(state: LinkState, d2d_m: f64, h_bs_m: f64, h_ut_m: f64, 
 pub fn uma_path_loss_db(state: LinkState, d2d_m: f64, h_bs_m: f64, h_ut_m: f64, frequency_hz: f64) -> f64 {
     let d3d = distance_3d_m(d2d_m, h_bs_m, h_ut_m);
     let lf = libm::log10(frequency_hz / 1e9);
-    let d_bp = breakpoint_distance_m(h_bs_m, h_ut_m, frequency_hz);
-    let los = if d2d_m <= d_bp {
-        28.0 + 22.0 * libm::log10(d3d) + 20.0 * lf
-    } else {
-        let dh = h_bs_m - h_ut_m;
-        28.0 + 40.0 * libm::log10(d3d) + 20.0 * lf - 9.0 * libm::log10(d_bp * d_bp + dh * dh)
-    };
+    let los = dual_slope_los_db((28.0, 22.0, 9.0), d2d_m, h_bs_m, h_ut_m, frequency_hz);
     match state {
         LinkState::Los => los,
         LinkState::Nlos => los.max(13.54 + 39.08 * libm::log10(d3d) + 20.0 * lf - 0.6 * (h_ut_m - 1.5)),
