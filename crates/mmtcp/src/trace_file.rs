@@ -27,6 +27,13 @@ impl TraceFileErrors {
     pub(crate) fn whole_file(&self, message: impl std::fmt::Display) -> InputError {
         InputError::new(&self.file, "", format!("{message} ({})", self.origin))
     }
+
+    /// The first data row, at line `line`, is at `time` instead of 0.
+    pub(crate) fn not_at_zero(&self, line: usize, time: Duration) -> InputError {
+        let message =
+            format!("the first row is at {}; it must be at time 0, where the trace starts", Time(time));
+        self.at_line(line, message)
+    }
 }
 
 /// Reads the trace named by key `key` of the channel table (`file` resolved against
@@ -136,15 +143,7 @@ pub(crate) fn parse_steps<V: Copy + PartialEq>(
         let time = parse_time(time).map_err(|m| errors.at_line(line, m))?;
         let value = (column.parse)(value).map_err(|m| errors.at_line(line, m))?;
         match rows.last() {
-            None if time != Duration::ZERO => {
-                return Err(errors.at_line(
-                    line,
-                    format!(
-                        "the first row is at {}; it must be at time 0, where the trace starts",
-                        Time(time)
-                    ),
-                ));
-            }
+            None if time != Duration::ZERO => return Err(errors.not_at_zero(line, time)),
             Some(&(_, previous, _)) if time <= previous => {
                 return Err(errors.at_line(
                     line,

@@ -773,15 +773,7 @@ fn parse_beam_trace(
         let pair = (angle(tx, "a TX angle")?, angle(rx, "an RX angle")?);
         let power = parse_db(power, "a power").map_err(|m| errors.at_line(line, m))?;
         let new_group = match groups.last() {
-            None if time != Duration::ZERO => {
-                return Err(errors.at_line(
-                    line,
-                    format!(
-                        "the first row is at {}; it must be at time 0, where the trace starts",
-                        Time(time)
-                    ),
-                ));
-            }
+            None if time != Duration::ZERO => return Err(errors.not_at_zero(line, time)),
             None => true,
             Some((_, step, _)) if time < step.at => {
                 return Err(errors.at_line(

@@ -13,7 +13,6 @@ use crate::net::link::{Direction, Impairments};
 use crate::net::routing::Routes;
 use crate::net::{FlowId, NodeId};
 use crate::radio::amc::Amc;
-use crate::radio::config::RadioConfig;
 use crate::radio::direction::{RadioDirection, RadioTiming};
 use crate::radio::harq::Harq;
 use crate::radio::rlc::{RlcMode, RlcRx, RlcTx};
@@ -232,10 +231,22 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         let rev = DirId(dirs.len() as u32 + 1);
         let rate = l.rate.map_or(0, |r| r.0);
         if let Some(radio) = &l.radio {
-            let field = format!("link[{i}].radio");
+            let amc_field = format!("link[{i}].radio.amc");
+            let amc =
+                Amc::new(&radio.amc, &ChannelContext { scenario_file: file, field: &amc_field, base_dir })?;
+            let timing = RadioTiming {
+                slot: radio.slot(),
+                bandwidth_hz: radio.bandwidth.hz(),
+                amc_delay: radio.amc_delay.0,
+                delay: l.delay.0,
+                status_delay: l.delay.0 + radio.harq.feedback_delay.0,
+            };
             for (id, from, to, tag) in [(fwd, a, b, "fwd"), (rev, b, a, "rev")] {
                 let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
-                let dir = radio_direction(radio, (id, from, to), l.delay.0, (file, &field, base_dir), rng)?;
+                let rlc = (RlcTx::new(&radio.rlc), RlcRx::new(&radio.rlc), radio.rlc.mode == RlcMode::Tm);
+                let harq = Harq::new(&radio.harq);
+                let report = radio.report.clone();
+                let dir = RadioDirection::new(id, from, to, timing, amc.clone(), harq, rlc, report, rng);
                 dirs.push(AnyDirection::Radio(dir));
                 dir_names.push((format!("{}.{tag}", l.name), true));
             }
@@ -376,28 +387,6 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         interval,
         series,
     ))
-}
-
-/// One direction of a radio-stack link: its AMC, HARQ and RLC entities from the `[link.radio]`
-/// table at `field`.
-fn radio_direction(
-    radio: &RadioConfig,
-    (id, from, to): (DirId, NodeId, NodeId),
-    delay: Duration,
-    (file, field, base_dir): (&str, &str, &Path),
-    rng: Rng,
-) -> Result<RadioDirection, InputError> {
-    let amc_field = format!("{field}.amc");
-    let amc = Amc::new(&radio.amc, &ChannelContext { scenario_file: file, field: &amc_field, base_dir })?;
-    let timing = RadioTiming {
-        slot: radio.slot(),
-        bandwidth_hz: radio.bandwidth.hz(),
-        amc_delay: radio.amc_delay.0,
-        delay,
-        status_delay: delay + radio.harq.feedback_delay.0,
-    };
-    let rlc = (RlcTx::new(&radio.rlc), RlcRx::new(&radio.rlc), radio.rlc.mode == RlcMode::Tm);
-    Ok(RadioDirection::new(id, from, to, timing, amc, Harq::new(&radio.harq), rlc, radio.report.clone(), rng))
 }
 
 /// The links of one Markov pair found so far: the pair's parameters, where they were first given,
