@@ -9,6 +9,7 @@ pub mod error;
 pub mod event;
 pub mod metrics;
 pub mod net;
+pub mod proxy;
 pub mod radio;
 pub mod scenario;
 pub mod sim;

@@ -97,6 +97,20 @@ impl AnyDirection {
         }
     }
 
+    /// Like [`Self::admit`], but ahead of the packets already waiting (priority).
+    pub fn admit_first(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PacketId,
+        size: u32,
+    ) -> Result<(), PacketId> {
+        match self {
+            AnyDirection::Wired(d) => d.admit_first(q, now, pkt, size),
+            AnyDirection::Radio(r) => r.admit_first(q, now, pkt, size),
+        }
+    }
+
     pub fn finish(&mut self, now: SimTime) {
         match self {
             AnyDirection::Wired(d) => d.finish(now),

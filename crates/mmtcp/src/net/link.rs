@@ -90,6 +90,13 @@ pub struct Direction {
     pub stats: DirectionStats,
 }
 
+/// Where an admitted packet joins the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Back,
+    Front,
+}
+
 impl Direction {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -155,12 +162,39 @@ impl Direction {
         pkt: PacketId,
         size: u32,
     ) -> Result<(), PacketId> {
+        self.enqueue(q, now, pkt, size, Place::Back)
+    }
+
+    /// Like [`Self::admit`], but the packet goes ahead of every queued packet (it still waits
+    /// for the one being serialised).
+    pub fn admit_first(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PacketId,
+        size: u32,
+    ) -> Result<(), PacketId> {
+        self.enqueue(q, now, pkt, size, Place::Front)
+    }
+
+    fn enqueue(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PacketId,
+        size: u32,
+        place: Place,
+    ) -> Result<(), PacketId> {
         if self.in_service.is_none() && self.queue.is_empty() && self.rate_bps > 0 {
             self.start(q, now, pkt, size);
             return Ok(());
         }
         self.account(now);
-        if self.queue.push(pkt, size) {
+        let admitted = match place {
+            Place::Back => self.queue.push(pkt, size),
+            Place::Front => self.queue.push_front(pkt, size),
+        };
+        if admitted {
             self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.bytes());
             Ok(())
         } else {

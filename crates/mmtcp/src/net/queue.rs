@@ -23,15 +23,30 @@ impl DropTailQueue {
         DropTailQueue { items: VecDeque::with_capacity(capacity), bytes: 0, limit }
     }
 
+    fn fits(&self, size: u32) -> bool {
+        match self.limit {
+            BufferLimit::Packets(n) => (self.items.len() as u64) < n,
+            BufferLimit::Bytes(b) => self.bytes + size as u64 <= b,
+        }
+    }
+
     /// Appends the packet unless that would exceed the limit; `false` means dropped.
     #[inline]
     pub fn push(&mut self, pkt: PacketId, size: u32) -> bool {
-        let fits = match self.limit {
-            BufferLimit::Packets(n) => (self.items.len() as u64) < n,
-            BufferLimit::Bytes(b) => self.bytes + size as u64 <= b,
-        };
+        let fits = self.fits(size);
         if fits {
             self.items.push_back((pkt, size));
+            self.bytes += size as u64;
+        }
+        fits
+    }
+
+    /// Puts the packet at the head, ahead of everything queued, unless that would exceed the
+    /// limit (the limit is the same drop-tail limit); `false` means dropped.
+    pub fn push_front(&mut self, pkt: PacketId, size: u32) -> bool {
+        let fits = self.fits(size);
+        if fits {
+            self.items.push_front((pkt, size));
             self.bytes += size as u64;
         }
         fits

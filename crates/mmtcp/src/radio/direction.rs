@@ -52,6 +52,15 @@ impl SduTable {
         self.held += 1;
     }
 
+    /// Inserts `pkt` as SDU `sn`, moving the packets of `sn` and later SNs up by one (an SDU
+    /// admitted at the head of RLC's buffer).
+    fn insert(&mut self, sn: u64, pkt: PacketId) {
+        let i = (sn - self.base) as usize;
+        debug_assert!(i <= self.slots.len());
+        self.slots.insert(i, Some(pkt));
+        self.held += 1;
+    }
+
     /// Takes the packet of `sn` out (None if already delivered, lost or never admitted).
     fn take(&mut self, sn: u64) -> Option<PacketId> {
         let i = sn.checked_sub(self.base)? as usize;
@@ -299,10 +308,38 @@ impl RadioDirection {
         pkt: PacketId,
         size: u32,
     ) -> Result<(), PacketId> {
+        self.enqueue(q, now, pkt, size, false)
+    }
+
+    /// Like [`Self::admit`], but the packet goes ahead of the packets waiting in RLC's buffer
+    /// for their first transmission (a proxy's priority retransmission).
+    pub fn admit_first(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PacketId,
+        size: u32,
+    ) -> Result<(), PacketId> {
+        self.enqueue(q, now, pkt, size, true)
+    }
+
+    fn enqueue(
+        &mut self,
+        q: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PacketId,
+        size: u32,
+        first: bool,
+    ) -> Result<(), PacketId> {
         self.account(now);
-        match self.tx.offer(now, size) {
+        let offered = if first { self.tx.offer_first(now, size) } else { self.tx.offer(now, size) };
+        match offered {
             Some(sn) => {
-                self.sdus.push(sn, pkt);
+                if first {
+                    self.sdus.insert(sn, pkt);
+                } else {
+                    self.sdus.push(sn, pkt);
+                }
                 self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.tx.buffered_bytes());
                 self.ensure_slot(q, now);
                 self.ensure_timer(q, now);

@@ -321,6 +321,19 @@ impl RlcTx {
         sn
     }
 
+    /// Like [`Self::offer`], but the SDU goes ahead of the SDUs waiting for their first
+    /// transmission (AM retransmissions still go first). It takes the head's SN, and the waiting
+    /// SDUs' SNs grow by one; the caller renumbers what it keeps per SN the same way.
+    pub fn offer_first(&mut self, now: SimTime, len: u32) -> Option<u64> {
+        assert!(len > 0, "an RLC SDU has at least one byte");
+        self.stats.sdus_offered += 1;
+        let sn = self.buffer.offer_first(now, len);
+        if sn.is_none() {
+            self.stats.drops_buffer += 1;
+        }
+        sn
+    }
+
     /// Appends to `out` the segments of a transport block of `tb_bytes` and returns the bytes
     /// used, headers included (never more than `tb_bytes`). AM retransmissions go first, then new
     /// data; UM and AM segment SDUs to fill the block and put several in it, TM sends only whole

@@ -2,7 +2,9 @@
 //! with CoDel (RFC 8289) at its head.
 //!
 //! SNs are assigned on admission, in order, so the SNs in the buffer are consecutive apart from
-//! those CoDel drops at the head.
+//! those CoDel drops at the head. An SDU admitted at the head ([`SduBuffer::offer_first`], for a
+//! proxy's priority retransmissions) takes the head's SN and the queued SDUs move up by one: no
+//! SN in the buffer has been sent yet, so renumbering them is invisible to the peer.
 //!
 //! CoDel, after the annotated pseudocode of RFC 8289 §5 ("Dequeue Routine"): the sojourn time of
 //! each SDU is measured when it leaves the buffer for its first transmission. When it has stayed
@@ -104,6 +106,25 @@ impl SduBuffer {
         let sn = self.next_sn;
         self.next_sn += 1;
         self.queue.push_back(QueuedSdu { sn, len, enqueued: now });
+        self.bytes += len as u64;
+        if let Some(codel) = &mut self.codel {
+            codel.max_packet = codel.max_packet.max(len as u64);
+        }
+        Some(sn)
+    }
+
+    /// Admits an SDU of `len` bytes ahead of every queued SDU if it fits (drop-tail limit). It
+    /// takes the SN the head had (or the next SN when empty); the queued SDUs' SNs grow by one.
+    pub(super) fn offer_first(&mut self, now: SimTime, len: u32) -> Option<u64> {
+        if self.bytes + len as u64 > self.limit {
+            return None;
+        }
+        let sn = self.next_sn();
+        for queued in &mut self.queue {
+            queued.sn += 1;
+        }
+        self.next_sn += 1;
+        self.queue.push_front(QueuedSdu { sn, len, enqueued: now });
         self.bytes += len as u64;
         if let Some(codel) = &mut self.codel {
             codel.max_packet = codel.max_packet.max(len as u64);

@@ -93,6 +93,9 @@ pub struct TcpSender {
     /// recovery (RFC 6675 §5 step 4.3, RFC 5681 §3.2 step 4) and the retransmission on a NewReno
     /// partial ACK (RFC 6582 §3.2 step 5).
     force_retransmit: bool,
+    /// A window set from outside the sender (a cross-layer proxy's control message), used
+    /// instead of the congestion controller's while set. The controller keeps running beneath.
+    pinned_cwnd: Option<u64>,
     pub stats: SenderStats,
 }
 
@@ -117,6 +120,7 @@ impl TcpSender {
             dupacks: 0,
             cwnd_limited: false,
             force_retransmit: false,
+            pinned_cwnd: None,
             stats: SenderStats::default(),
         }
     }
@@ -124,8 +128,13 @@ impl TcpSender {
     // ----------------------------------------------------------------------------------------
     // Observation (metrics, applications)
 
+    /// The congestion window in force: the pinned one if a proxy set it, else the controller's.
     pub fn cwnd(&self) -> u64 {
-        self.cc.cwnd()
+        self.pinned_cwnd.unwrap_or_else(|| self.cc.cwnd())
+    }
+    /// The smallest RTT sample so far.
+    pub fn min_rtt(&self) -> Option<Duration> {
+        self.rtt.min_rtt()
     }
     pub fn ssthresh(&self) -> u64 {
         self.cc.ssthresh()
@@ -168,6 +177,16 @@ impl TcpSender {
     pub fn write(&mut self, ctx: &mut TcpCtx, bytes: u64) {
         debug_assert!(bytes <= self.buffer_space());
         self.app_end += bytes;
+        self.try_send(ctx);
+    }
+
+    /// Pins the congestion window to `cwnd` bytes (`None` hands it back to the congestion
+    /// controller) and sends what the new window allows. Loss detection, retransmission and the
+    /// RTO stay with the sender; only the amount in flight follows the pin (seed 001 §III-A: the
+    /// proxy "only modifies the value of the congestion window"). A pin of 0 stops new
+    /// transmissions (the proactive policy during an outage).
+    pub fn pin_cwnd(&mut self, ctx: &mut TcpCtx, cwnd: Option<u64>) {
+        self.pinned_cwnd = cwnd;
         self.try_send(ctx);
     }
 
@@ -378,7 +397,7 @@ impl TcpSender {
         }
         let mut sent = false;
         loop {
-            let cwnd = self.cc.cwnd();
+            let cwnd = self.cwnd();
             let pipe = self.sb.pipe();
             if let Some(seq) = self.sb.next_retransmission() {
                 let len = self.sb.get(seq).map_or(0, |s| s.len) as u64;

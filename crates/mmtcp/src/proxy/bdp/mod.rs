@@ -1,0 +1,16 @@
+//! Cross-layer BDP proxy (seed 001 §III). Being written.
+
+use crate::proxy::config::ProcessorEnv;
+use crate::proxy::PacketProcessor;
+use crate::error::InputError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BdpConfig {}
+
+impl BdpConfig {
+    pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {
+        Err(env.error("kind", "\"bdp\" is not available yet"))
+    }
+}

@@ -1,0 +1,146 @@
+//! Packet processors: components on a node's forwarding path (performance-enhancing proxies).
+//!
+//! Every packet that reaches a node from a link passes through the node's processors in the
+//! order the scenario lists them, before the node delivers it locally or forwards it. Each
+//! processor answers [`Verdict::Pass`] (the packet goes on, possibly rewritten in the arena) or
+//! [`Verdict::Consumed`] (the processor took it: freed it, or sent it on itself). While handling
+//! a packet, a timer or a link report, a processor may
+//!
+//! - emit packets from its node ([`ProcCtx::send`]; [`ProcCtx::send_first`] puts them ahead of
+//!   the packets waiting in the next hop's queue or RLC buffer);
+//! - arm timers ([`ProcCtx::arm`]), which come back as [`PacketProcessor::on_timer`] with the
+//!   token it chose;
+//! - act on a flow's TCP sender ([`Control::PinCwnd`]: a control message of a cross-layer proxy;
+//!   the processor models the message's delay itself);
+//! - read the link directions ([`ProcCtx::dirs`]: an RLC buffer's occupancy).
+//!
+//! Packets a processor emits leave its node by the route to their destination without passing
+//! through the node's processors again. A processor that names a radio link
+//! ([`PacketProcessor::reports_from`]) receives that direction's link reports
+//! ([`PacketProcessor::on_report`]) as the radio publishes them (`[link.radio.report]`).
+//!
+//! Processors: [`pep`] (RFC 3135 early-ACK proxy, seed 002's baseline), [`mmpep`] (seed 002
+//! §III), [`bdp`] (seed 001 §III, reactive and proactive, control and split deployments).
+
+pub mod bdp;
+pub mod config;
+pub mod mmpep;
+pub mod pep;
+
+use crate::event::DirId;
+use crate::net::any_direction::AnyDirection;
+use crate::net::{FlowId, NodeId, PacketArena, PacketId};
+use crate::radio::report::LinkReport;
+use crate::sim::SimTime;
+use serde_json::Value;
+
+/// What happens to a packet after a processor saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It continues along the chain, then to local delivery or forwarding.
+    Pass,
+    /// The processor took it (freed it or emitted it itself).
+    Consumed,
+}
+
+/// A packet a processor emits from its node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Emit {
+    pub pkt: PacketId,
+    /// Ahead of the packets already waiting at the next hop.
+    pub first: bool,
+}
+
+/// An action on a flow's endpoint, applied by the world at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Pin the flow's sender's congestion window (`None`: hand it back to its controller).
+    PinCwnd { flow: FlowId, cwnd: Option<u64> },
+}
+
+/// What a processor may see and do while handling one input.
+pub struct ProcCtx<'a> {
+    pub now: SimTime,
+    /// The node the processor sits on.
+    pub node: NodeId,
+    pub packets: &'a mut PacketArena,
+    /// Every link direction, indexed by [`DirId`] (read only).
+    pub dirs: &'a [AnyDirection],
+    pub out: &'a mut Vec<Emit>,
+    pub timers: &'a mut Vec<(SimTime, u32)>,
+    pub controls: &'a mut Vec<Control>,
+}
+
+impl ProcCtx<'_> {
+    /// Emits `pkt` from this node, behind what waits at the next hop.
+    pub fn send(&mut self, pkt: PacketId) {
+        self.out.push(Emit { pkt, first: false });
+    }
+
+    /// Emits `pkt` from this node, ahead of what waits at the next hop.
+    pub fn send_first(&mut self, pkt: PacketId) {
+        self.out.push(Emit { pkt, first: true });
+    }
+
+    /// Schedules [`PacketProcessor::on_timer`] with `token` at `at` (nothing when `None`, which
+    /// is what [`crate::sim::Timer::set`] returns when no new event is needed).
+    pub fn arm(&mut self, at: Option<SimTime>, token: u32) {
+        if let Some(at) = at {
+            self.timers.push((at, token));
+        }
+    }
+
+    pub fn control(&mut self, control: Control) {
+        self.controls.push(control);
+    }
+
+    /// Bytes waiting in direction `dir`'s queue or RLC buffer (RLC retransmissions included).
+    pub fn queue_bytes(&self, dir: DirId) -> u64 {
+        self.dirs[dir.0 as usize].queue_bytes()
+    }
+
+    /// Packets direction `dir` still holds: queued, and, on a radio direction, every packet RLC
+    /// has not yet delivered or given up on (sent but unacknowledged ones included).
+    pub fn held_packets(&self, dir: DirId) -> usize {
+        self.dirs[dir.0 as usize].queue_packets()
+    }
+}
+
+/// A component on a node's forwarding path. See the module documentation.
+pub trait PacketProcessor {
+    /// A packet reached the node from a link.
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict;
+
+    /// A timer armed with `token` fired. Timers cannot be cancelled: a processor ignores stale
+    /// ones (see [`crate::sim::Timer`]).
+    fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32);
+
+    /// The radio direction whose link reports this processor receives.
+    fn reports_from(&self) -> Option<DirId> {
+        None
+    }
+
+    /// A link report from [`Self::reports_from`].
+    fn on_report(&mut self, _ctx: &mut ProcCtx, _report: &LinkReport) {}
+
+    /// Names of the time-series columns this processor adds (the world prefixes them with
+    /// `proxy.<name>.`).
+    fn columns(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Appends one value per column of [`Self::columns`] to a time-series row.
+    fn sample(&mut self, _row: &mut Vec<f64>) {}
+
+    /// Counters for `summary.json`.
+    fn summary(&self) -> Value;
+}
+
+/// A processor as the world holds it.
+pub struct ProcessorSlot {
+    /// `<node>.<kind>`.
+    pub name: String,
+    pub kind: &'static str,
+    pub node: NodeId,
+    pub processor: Box<dyn PacketProcessor>,
+}
