@@ -144,6 +144,7 @@ pub fn run(
         "peak_packets": world.packets.peak(),
         "flows": flows,
         "links": links,
+        "processors": summary::processors(&world),
         "scenario": resolved,
     });
     let columns = std::mem::take(&mut world.series).into_columns();

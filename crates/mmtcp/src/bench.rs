@@ -78,7 +78,11 @@ pub fn run_engine(events: u64) -> (u64, f64) {
                 }
             }
             Event::LateArrive { pkt: PacketId(p), .. } => checksum = checksum.wrapping_add(p as u64),
-            Event::Channel { .. } | Event::Radio { .. } | Event::App { .. } | Event::Sample => {}
+            Event::Channel { .. }
+            | Event::Radio { .. }
+            | Event::App { .. }
+            | Event::Processor { .. }
+            | Event::Sample => {}
         }
     }
     black_box(checksum);

@@ -24,6 +24,8 @@ pub enum Event {
     Tcp { flow: u32, timer: TcpTimer },
     /// A flow's application wakes up (start, rate-limited write, on/off switch).
     App { flow: u32 },
+    /// A timer of packet processor `index` (in `World::processors`), with the processor's token.
+    Processor { index: u32, token: u32 },
     /// Time to record a row of the time series.
     Sample,
 }

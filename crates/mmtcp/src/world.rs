@@ -3,7 +3,8 @@
 //! A `World` is an owned value (never a global), built from a validated scenario by
 //! `scenario::build`. Components never share mutable state: links, channels, TCP endpoints and
 //! applications act on events addressed to their ids, and the world moves packets between them.
-//! A node's forwarding path is a route lookup; it is where proxies will be inserted.
+//! A node's forwarding path runs the node's packet processors (proxies, `crate::proxy`), then a
+//! route lookup.
 
 use crate::app::{App, AppConfig};
 use crate::channel::markov_pair::MarkovPair;
@@ -14,6 +15,7 @@ use crate::net::any_direction::AnyDirection;
 use crate::net::link::DropCause;
 use crate::net::routing::Routes;
 use crate::net::{FlowId, NodeId, PacketArena, PacketId, Side};
+use crate::proxy::{Control, Emit, PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
 use crate::radio::config::ReportMode;
 use crate::radio::direction::RadioOutput;
 use crate::radio::report::{LinkReport, ReportSubscriber};
@@ -124,6 +126,9 @@ pub struct World {
     pub subscribers: Vec<(DirId, Box<dyn ReportSubscriber>)>,
     pub channels: Vec<ChannelDriver>,
     pub flows: Vec<Flow>,
+    /// Packet processors of every node; `chains[node]` lists a node's, in order.
+    pub processors: Vec<ProcessorSlot>,
+    chains: Vec<Vec<u32>>,
     pub stop_time: SimTime,
     pub max_events: u64,
     pub events: u64,
@@ -136,6 +141,9 @@ pub struct World {
     timers: Vec<(SimTime, TcpTimer)>,
     row: Vec<f64>,
     radio_out: RadioOutput,
+    proc_out: Vec<Emit>,
+    proc_timers: Vec<(SimTime, u32)>,
+    proc_controls: Vec<Control>,
 }
 
 impl World {
@@ -147,12 +155,17 @@ impl World {
         links: Vec<LinkInfo>,
         channels: Vec<ChannelDriver>,
         flows: Vec<Flow>,
+        processors: Vec<ProcessorSlot>,
         stop_time: SimTime,
         max_events: u64,
         interval: Duration,
         series: TimeSeries,
     ) -> Self {
         let n_dirs = dirs.len();
+        let mut chains = vec![Vec::new(); node_names.len()];
+        for (i, p) in processors.iter().enumerate() {
+            chains[p.node.0 as usize].push(i as u32);
+        }
         let mut world = World {
             queue: EventQueue::with_capacity(1024),
             packets: PacketArena::with_capacity(4096),
@@ -163,6 +176,8 @@ impl World {
             subscribers: Vec::new(),
             channels,
             flows,
+            processors,
+            chains,
             stop_time,
             max_events,
             events: 0,
@@ -173,6 +188,9 @@ impl World {
             timers: Vec::with_capacity(8),
             row: Vec::new(),
             radio_out: RadioOutput::default(),
+            proc_out: Vec::with_capacity(64),
+            proc_timers: Vec::with_capacity(8),
+            proc_controls: Vec::with_capacity(8),
         };
         // Channels first, so that at t = 0 links have their rate before any packet.
         for c in 0..world.channels.len() {
@@ -192,6 +210,14 @@ impl World {
             }
         }
         world
+    }
+
+    /// Adds a processor after the world was built (tests and tools that bring their own). It may
+    /// not add time-series columns: those are fixed when the world is built.
+    pub fn add_processor(&mut self, slot: ProcessorSlot) {
+        assert!(slot.processor.columns().is_empty(), "a processor added after the build has no columns");
+        self.chains[slot.node.0 as usize].push(self.processors.len() as u32);
+        self.processors.push(slot);
     }
 
     /// Runs until the stop time, the event limit, or until `progress` returns false. `progress`
@@ -263,6 +289,9 @@ impl World {
             Event::Channel { channel } => self.channel_step(now, channel as usize),
             Event::Tcp { flow, timer } => self.tcp_timer(now, flow as usize, timer),
             Event::App { flow } => self.app_wake(now, flow as usize),
+            Event::Processor { index, token } => {
+                self.call_processor(now, index as usize, |p, ctx| p.on_timer(ctx, token));
+            }
             Event::Sample => self.sample(now),
         }
     }
@@ -270,21 +299,100 @@ impl World {
     // --------------------------------------------------------------------------------------------
     // Forwarding
 
+    /// A packet reached `node` from a link: the node's processors see it first.
     fn receive(&mut self, now: SimTime, node: NodeId, pkt: PacketId) {
+        for k in 0..self.chains[node.0 as usize].len() {
+            let index = self.chains[node.0 as usize][k] as usize;
+            if self.call_processor(now, index, |p, ctx| p.on_packet(ctx, pkt)) == Verdict::Consumed {
+                return;
+            }
+        }
+        self.deliver_or_forward(now, node, pkt, false);
+    }
+
+    fn deliver_or_forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId, first: bool) {
         if self.packets.get(pkt).dst == node {
             self.deliver_local(now, pkt);
         } else {
-            self.forward(now, node, pkt);
+            self.forward(now, node, pkt, first);
         }
     }
 
-    fn forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId) {
+    /// Sends `pkt` from `node` toward its destination; `first` puts it ahead of what waits.
+    fn forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId, first: bool) {
         let p = self.packets.get(pkt);
         let dir = self.routes.next_hop(node, p.dst).expect("routes are checked when the scenario is built");
         let size = p.size;
-        if let Err(pkt) = self.dirs[dir.0 as usize].admit(&mut self.queue, now, pkt, size) {
+        let d = &mut self.dirs[dir.0 as usize];
+        let admitted = if first {
+            d.admit_first(&mut self.queue, now, pkt, size)
+        } else {
+            d.admit(&mut self.queue, now, pkt, size)
+        };
+        if let Err(pkt) = admitted {
             self.drop_packet(pkt, dir, DropCause::QueueFull);
         }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Packet processors
+
+    /// Runs `f` on processor `index` with a context, then carries out what it asked for.
+    fn call_processor<R>(
+        &mut self,
+        now: SimTime,
+        index: usize,
+        f: impl FnOnce(&mut dyn PacketProcessor, &mut ProcCtx) -> R,
+    ) -> R {
+        let slot = &mut self.processors[index];
+        let node = slot.node;
+        let mut ctx = ProcCtx {
+            now,
+            node,
+            packets: &mut self.packets,
+            dirs: &self.dirs,
+            out: &mut self.proc_out,
+            timers: &mut self.proc_timers,
+            controls: &mut self.proc_controls,
+        };
+        let result = f(slot.processor.as_mut(), &mut ctx);
+        for (at, token) in self.proc_timers.drain(..) {
+            self.queue.schedule(at, Event::Processor { index: index as u32, token });
+        }
+        let mut controls = std::mem::take(&mut self.proc_controls);
+        for control in controls.drain(..) {
+            match control {
+                Control::PinCwnd { flow, cwnd } => self.pin_cwnd(now, flow, cwnd),
+            }
+        }
+        self.proc_controls = controls;
+        let mut out = std::mem::take(&mut self.proc_out);
+        // Each packet sent "first" goes to the head of its queue; a run of them is admitted last to
+        // first so that they leave in the order the processor emitted them.
+        let mut i = 0;
+        while i < out.len() {
+            if out[i].first {
+                let run = out[i..].iter().take_while(|e| e.first).count();
+                for e in out[i..i + run].iter().rev() {
+                    self.deliver_or_forward(now, node, e.pkt, true);
+                }
+                i += run;
+            } else {
+                self.deliver_or_forward(now, node, out[i].pkt, false);
+                i += 1;
+            }
+        }
+        out.clear();
+        self.proc_out = out;
+        result
+    }
+
+    fn pin_cwnd(&mut self, now: SimTime, flow: FlowId, cwnd: Option<u64>) {
+        let f = flow.0 as usize;
+        let mut ctx =
+            TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+        self.flows[f].sender.pin_cwnd(&mut ctx, cwnd);
+        self.flush(now, f);
     }
 
     fn drop_packet(&mut self, pkt: PacketId, dir: DirId, cause: DropCause) {
@@ -329,7 +437,7 @@ impl World {
         let mut out = std::mem::take(&mut self.out);
         for pkt in out.drain(..) {
             let src = self.packets.get(pkt).src;
-            self.forward(now, src, pkt);
+            self.forward(now, src, pkt, false);
         }
         self.out = out;
     }
@@ -466,6 +574,11 @@ impl World {
                 subscriber.on_report(&report);
             }
         }
+        for index in 0..self.processors.len() {
+            if self.processors[index].processor.reports_from() == Some(dir) {
+                self.call_processor(now, index, |p, ctx| p.on_report(ctx, &report));
+            }
+        }
     }
 
     fn periodic_report(&mut self, now: SimTime, dir: DirId) {
@@ -522,6 +635,9 @@ impl World {
                 row.extend([state.sinr_db, state.mcs.map_or(f64::NAN, f64::from)]);
             }
         }
+        for p in &mut self.processors {
+            p.processor.sample(&mut row);
+        }
         self.series.push_row(row.iter().copied());
         self.row = row;
         let next = now + self.interval;
@@ -531,8 +647,13 @@ impl World {
     }
 
     /// Column names of the time series, in the order `sample` fills them. `dir_names` pairs each
-    /// direction's name with whether it has the radio stack (two more columns: SINR and MCS).
-    pub fn series_columns(flow_names: &[String], dir_names: &[(String, bool)]) -> Vec<String> {
+    /// direction's name with whether it has the radio stack (two more columns: SINR and MCS);
+    /// `processor_columns` are the processors' columns, already prefixed.
+    pub fn series_columns(
+        flow_names: &[String],
+        dir_names: &[(String, bool)],
+        processor_columns: &[String],
+    ) -> Vec<String> {
         let mut names = vec!["time_s".to_string()];
         for f in flow_names {
             for m in
@@ -550,6 +671,7 @@ impl World {
                 names.push(format!("link.{d}.mcs"));
             }
         }
+        names.extend(processor_columns.iter().cloned());
         names
     }
 }

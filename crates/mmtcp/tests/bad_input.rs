@@ -220,3 +220,11 @@ fn markov_pair_needs_both_members_with_the_same_parameters() {
     let e = check(&two_links(&pair(3, 0.7), &pair(2, 0.7)));
     assert_eq!(e.field, "link[0].channel.member");
 }
+
+#[test]
+fn processors_have_a_known_kind() {
+    let text = BASE.replace("name = \"ue\"", "name = \"ue\"\nprocessors = [{ kind = \"snoop\" }]");
+    let e = check(&text);
+    assert!(e.field.starts_with("node[1].processors[0]"), "{e}");
+    assert!(e.message.contains("mmpep") && e.message.contains("bdp"), "{e}");
+}

@@ -15,7 +15,7 @@
 
 mod constant;
 pub mod markov_pair;
-mod onoff;
+pub mod onoff;
 mod slotted;
 mod trace;
 

@@ -62,50 +62,84 @@ pub struct OnOffConfig {
     pub start: Visibility,
 }
 
-/// The process of an [`OnOffConfig`].
+/// The LOS/NLOS sojourns alone, shared by this rate channel and the radio stack's SINR on-off
+/// channel (`radio::onoff`).
 #[derive(Clone, Debug)]
-pub struct OnOffChannel {
-    los_rate_bps: u64,       // bit/s
-    nlos_rate_bps: u64,      // bit/s
+pub struct Alternation {
     los_duration: Duration,  // sojourn, or its mean when exponential
     nlos_duration: Duration, // sojourn, or its mean when exponential
     distribution: DurationDistribution,
     state: Visibility, // state from the next call to `step` on
 }
 
-impl OnOffChannel {
-    pub fn new(config: &OnOffConfig, ctx: &ChannelContext) -> Result<OnOffChannel, InputError> {
-        for (name, duration) in
-            [("los_duration", config.los_duration), ("nlos_duration", config.nlos_duration)]
-        {
+impl Alternation {
+    /// Checks that both durations are positive (errors name `los_duration` / `nlos_duration`).
+    pub fn new(
+        (los_duration, nlos_duration): (Time, Time),
+        distribution: DurationDistribution,
+        start: Visibility,
+        ctx: &ChannelContext,
+    ) -> Result<Alternation, InputError> {
+        for (name, duration) in [("los_duration", los_duration), ("nlos_duration", nlos_duration)] {
             if duration.0 == Duration::ZERO {
                 return Err(ctx.error(name, "must be a time greater than zero, e.g. \"1s\""));
             }
         }
+        Ok(Alternation {
+            los_duration: los_duration.0,
+            nlos_duration: nlos_duration.0,
+            distribution,
+            state: start,
+        })
+    }
+
+    /// The state from `now` on and when it ends.
+    pub fn step(&mut self, now: SimTime, rng: &mut Rng) -> (Visibility, SimTime) {
+        let state = self.state;
+        let mean = match state {
+            Visibility::Los => self.los_duration,
+            Visibility::Nlos => self.nlos_duration,
+        };
+        self.state = state.other();
+        (state, now + self.distribution.draw(mean, rng))
+    }
+}
+
+/// The process of an [`OnOffConfig`].
+#[derive(Clone, Debug)]
+pub struct OnOffChannel {
+    los_rate_bps: u64,  // bit/s
+    nlos_rate_bps: u64, // bit/s
+    alternation: Alternation,
+}
+
+impl OnOffChannel {
+    pub fn new(config: &OnOffConfig, ctx: &ChannelContext) -> Result<OnOffChannel, InputError> {
         Ok(OnOffChannel {
             los_rate_bps: config.los_rate.0,
             nlos_rate_bps: config.nlos_rate.0,
-            los_duration: config.los_duration.0,
-            nlos_duration: config.nlos_duration.0,
-            distribution: config.distribution,
-            state: config.start,
+            alternation: Alternation::new(
+                (config.los_duration, config.nlos_duration),
+                config.distribution,
+                config.start,
+                ctx,
+            )?,
         })
     }
 }
 
 impl ChannelProcess for OnOffChannel {
     fn step(&mut self, now: SimTime, rng: &mut Rng) -> ChannelStep {
-        let (rate_bps, mean) = match self.state {
-            Visibility::Los => (self.los_rate_bps, self.los_duration),
-            Visibility::Nlos => (self.nlos_rate_bps, self.nlos_duration),
-        };
         if self.los_rate_bps == self.nlos_rate_bps {
             // Blockage that changes nothing: a constant channel.
-            return ChannelStep { rate_bps, next_change: None };
+            return ChannelStep { rate_bps: self.los_rate_bps, next_change: None };
         }
-        let sojourn = self.distribution.draw(mean, rng);
-        self.state = self.state.other();
-        ChannelStep { rate_bps, next_change: Some(now + sojourn) }
+        let (state, until) = self.alternation.step(now, rng);
+        let rate_bps = match state {
+            Visibility::Los => self.los_rate_bps,
+            Visibility::Nlos => self.nlos_rate_bps,
+        };
+        ChannelStep { rate_bps, next_change: Some(until) }
     }
 }
 

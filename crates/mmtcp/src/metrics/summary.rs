@@ -26,6 +26,7 @@ fn latency_ms(h: &LogHistogram) -> Value {
         "p50": q(0.5),
         "p99": q(0.99),
         "p99_9": q(0.999),
+        "p99_99": q(0.9999),
         "p99_999": q(0.99999),
         "min": h.min().map(|v| ms(v as f64)),
         "max": h.max().map(|v| ms(v as f64)),
@@ -210,6 +211,23 @@ fn radio_stack(r: &RadioDirection) -> Value {
 }
 
 /// How the run ended, for the summary.
+/// One entry per packet processor: where it sits, and its own counters.
+pub fn processors(world: &World) -> Value {
+    let list = world
+        .processors
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "kind": p.kind,
+                "node": world.node_names[p.node.0 as usize],
+                "stats": p.processor.summary(),
+            })
+        })
+        .collect();
+    Value::Array(list)
+}
+
 pub fn stop_reason(stop: Stop) -> &'static str {
     match stop {
         Stop::Duration | Stop::Idle => "duration",

@@ -98,4 +98,16 @@ mod tests {
         q.pop();
         assert_eq!(q.bytes(), 1500);
     }
+
+    #[test]
+    fn push_front_goes_ahead_under_the_same_limit() {
+        let mut q = DropTailQueue::new(BufferLimit::Packets(3));
+        assert!(q.push(PacketId(0), 1500));
+        assert!(q.push(PacketId(1), 1500));
+        assert!(q.push_front(PacketId(2), 100));
+        assert!(!q.push_front(PacketId(3), 100), "the limit holds for the head too");
+        assert_eq!(q.bytes(), 3100);
+        assert_eq!(q.pop(), Some((PacketId(2), 100)));
+        assert_eq!(q.pop(), Some((PacketId(0), 1500)));
+    }
 }

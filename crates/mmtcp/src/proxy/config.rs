@@ -89,12 +89,21 @@ impl ProcessorEnv<'_> {
         match name {
             Some(name) => self.radio_links.iter().find(|l| l.name == name).ok_or_else(|| {
                 let known = if self.radio_links.is_empty() { "none".to_string() } else { names() };
-                self.error("link", format!("no link with the radio stack named \"{name}\"; those are: {known}"))
+                self.error(
+                    "link",
+                    format!("no link with the radio stack named \"{name}\"; those are: {known}"),
+                )
             }),
             None => match self.radio_links {
                 [only] => Ok(only),
-                [] => Err(self.error("link", "this processor needs a link with the radio stack ([link.radio]); the scenario has none")),
-                _ => Err(self.error("link", format!("several links have the radio stack ({}); name one", names()))),
+                [] => Err(self.error(
+                    "link",
+                    "this processor needs a link with the radio stack ([link.radio]); the scenario has none",
+                )),
+                _ => {
+                    Err(self
+                        .error("link", format!("several links have the radio stack ({}); name one", names())))
+                }
             },
         }
     }

@@ -233,6 +233,11 @@ impl RadioDirection {
         self.state
     }
 
+    /// The rate of the lowest MCS of the AMC table, bit/s.
+    pub fn lowest_rate_bps(&self) -> u64 {
+        self.amc.rate_bps(self.amc.lowest_mcs(), self.timing.bandwidth_hz)
+    }
+
     /// Capacity at the current SINR, bit/s.
     pub fn rate_bps(&self) -> u64 {
         self.state.rate_bps

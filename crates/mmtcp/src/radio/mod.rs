@@ -14,6 +14,7 @@ pub mod direction;
 pub mod geometry;
 pub mod harq;
 pub mod ieee80211ad;
+pub mod onoff;
 pub mod propagation;
 pub mod report;
 pub mod rlc;
@@ -25,6 +26,7 @@ use crate::sim::{Rng, SimTime};
 use cellular::{CellularChannel, CellularConfig};
 use constant::{ConstantSinr, ConstantSinrConfig};
 use ieee80211ad::{Ieee80211adChannel, Ieee80211adConfig};
+use onoff::{SinrOnOff, SinrOnOffConfig};
 use serde::{Deserialize, Serialize};
 use sinr_trace::{SinrTraceChannel, SinrTraceConfig};
 
@@ -64,6 +66,9 @@ pub enum SinrChannelConfig {
     Cellular(CellularConfig),
     /// `{ kind = "sinr_trace", file, repeat }`: a recorded or synthetic time → SINR trace.
     SinrTrace(SinrTraceConfig),
+    /// `{ kind = "onoff", los_sinr_db, nlos_sinr_db, los_duration, nlos_duration }`: LOS/NLOS
+    /// blockage, an outage in NLOS unless `nlos_sinr_db` is given.
+    Onoff(SinrOnOffConfig),
     /// IEEE 802.11ad best-beam-pair SNR from received-power traces or seed 001's synthetic
     /// indoor scenarios: docs/models/ieee80211ad.md.
     Ieee80211ad(Ieee80211adConfig),
@@ -75,6 +80,7 @@ pub enum AnySinr {
     Constant(ConstantSinr),
     Cellular(Box<CellularChannel>),
     SinrTrace(SinrTraceChannel),
+    Onoff(SinrOnOff),
     Ieee80211ad(Box<Ieee80211adChannel>),
 }
 
@@ -85,6 +91,7 @@ impl AnySinr {
             SinrChannelConfig::Constant(c) => AnySinr::Constant(ConstantSinr::new(c)),
             SinrChannelConfig::Cellular(c) => AnySinr::Cellular(Box::new(CellularChannel::new(c, ctx)?)),
             SinrChannelConfig::SinrTrace(c) => AnySinr::SinrTrace(SinrTraceChannel::load(c, ctx)?),
+            SinrChannelConfig::Onoff(c) => AnySinr::Onoff(SinrOnOff::new(c, ctx)?),
             SinrChannelConfig::Ieee80211ad(c) => {
                 AnySinr::Ieee80211ad(Box::new(Ieee80211adChannel::new(c, ctx)?))
             }
@@ -99,6 +106,7 @@ impl SinrProcess for AnySinr {
             AnySinr::Constant(c) => c.step(now, rng),
             AnySinr::Cellular(c) => c.step(now, rng),
             AnySinr::SinrTrace(c) => c.step(now, rng),
+            AnySinr::Onoff(c) => c.step(now, rng),
             AnySinr::Ieee80211ad(c) => c.step(now, rng),
         }
     }

@@ -12,6 +12,8 @@ use crate::net::any_direction::AnyDirection;
 use crate::net::link::{Direction, Impairments};
 use crate::net::routing::Routes;
 use crate::net::{FlowId, NodeId};
+use crate::proxy::config::{FlowInfo, ProcessorEnv, RadioLinkInfo};
+use crate::proxy::ProcessorSlot;
 use crate::radio::amc::Amc;
 use crate::radio::direction::{RadioDirection, RadioTiming};
 use crate::radio::harq::Harq;
@@ -369,11 +371,17 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         flows.push(Flow::new(id, f.name.clone(), (src, dst), start, tcp, (&f.app, app), dirs.len()));
     }
 
+    let processors = build_processors(s, file, &links, &dirs, &node_ids)?;
+
     let stop = SimTime::ZERO + s.simulation.duration.0;
     let interval = s.metrics.interval.0;
     let flow_names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
     let rows = (s.simulation.duration.0 .0 / interval.0) as usize;
-    let series = TimeSeries::new(World::series_columns(&flow_names, &dir_names), rows);
+    let processor_columns: Vec<String> = processors
+        .iter()
+        .flat_map(|p| p.processor.columns().into_iter().map(|c| format!("proxy.{}.{c}", p.name)))
+        .collect();
+    let series = TimeSeries::new(World::series_columns(&flow_names, &dir_names, &processor_columns), rows);
     let node_names = s.nodes.iter().map(|n| n.name.clone()).collect();
     Ok(World::new(
         node_names,
@@ -382,11 +390,75 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         links,
         channels,
         flows,
+        processors,
         stop,
         s.simulation.max_events,
         interval,
         series,
     ))
+}
+
+/// The packet processors of every node, in node order and, within a node, in the order given.
+fn build_processors(
+    s: &Scenario,
+    file: &str,
+    links: &[LinkInfo],
+    dirs: &[AnyDirection],
+    node_ids: &HashMap<&str, NodeId>,
+) -> Result<Vec<ProcessorSlot>, InputError> {
+    if s.nodes.iter().all(|n| n.processors.is_empty()) {
+        return Ok(Vec::new());
+    }
+    let flows: Vec<FlowInfo> = s
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| FlowInfo {
+            id: FlowId(i as u32),
+            src: node_ids[f.from.as_str()],
+            dst: node_ids[f.to.as_str()],
+            tcp: f.transport.tcp.clone(),
+        })
+        .collect();
+    let radio_links: Vec<RadioLinkInfo> = links
+        .iter()
+        .filter_map(|l| {
+            let downlink = l.dirs[0];
+            let r = dirs[downlink.0 as usize].radio()?;
+            Some(RadioLinkInfo { name: l.name.clone(), downlink, lowest_rate_bps: r.lowest_rate_bps() })
+        })
+        .collect();
+    let mut slots = Vec::new();
+    for (n, node) in s.nodes.iter().enumerate() {
+        for (k, config) in node.processors.iter().enumerate() {
+            let field = format!("node[{n}].processors[{k}]");
+            let kind = config.kind();
+            if node.processors[..k].iter().any(|c| c.kind() == kind) {
+                return Err(InputError::new(
+                    file,
+                    format!("{field}.kind"),
+                    format!(
+                        "\"{kind}\" is already on node \"{}\"; each kind at most once per node",
+                        node.name
+                    ),
+                ));
+            }
+            let env = ProcessorEnv {
+                file,
+                field,
+                node: NodeId(n as u32),
+                flows: &flows,
+                radio_links: &radio_links,
+            };
+            slots.push(ProcessorSlot {
+                name: format!("{}.{kind}", node.name),
+                kind,
+                node: NodeId(n as u32),
+                processor: config.build(&env)?,
+            });
+        }
+    }
+    Ok(slots)
 }
 
 /// The links of one Markov pair found so far: the pair's parameters, where they were first given,

@@ -6,6 +6,7 @@
 
 use crate::app::AppConfig;
 use crate::channel::ChannelConfig;
+use crate::proxy::config::ProcessorConfig;
 use crate::radio::config::RadioConfig;
 use crate::sim::Duration;
 use crate::transport::tcp::TcpConfig;
@@ -84,6 +85,10 @@ impl Default for MetricsConfig {
 #[serde(deny_unknown_fields)]
 pub struct NodeConfig {
     pub name: String,
+    /// Packet processors on the node's forwarding path, in the order packets pass them, e.g.
+    /// `processors = [{ kind = "mmpep" }]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processors: Vec<ProcessorConfig>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

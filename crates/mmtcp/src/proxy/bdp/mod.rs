@@ -1,8 +1,8 @@
 //! Cross-layer BDP proxy (seed 001 §III). Being written.
 
+use crate::error::InputError;
 use crate::proxy::config::ProcessorEnv;
 use crate::proxy::PacketProcessor;
-use crate::error::InputError;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -374,4 +374,21 @@ mod tests {
         assert!(last_drop.unwrap() < ms(320), "drops continued after the queue drained: {last_drop:?}");
         assert!(b.is_empty());
     }
+
+    #[test]
+    fn test_offer_first_takes_the_head_sn_and_renumbers_the_rest() {
+        let mut b = SduBuffer::new(10_000, None);
+        assert_eq!(b.offer(ms(0), 100), Some(0));
+        assert_eq!(b.dequeue(ms(0), &mut Vec::new(), |_| true).map(|s| s.sn), Some(0), "SN 0 is sent");
+        assert_eq!(b.offer(ms(0), 200), Some(1));
+        assert_eq!(b.offer(ms(0), 300), Some(2));
+        assert_eq!(b.offer_first(ms(1), 400), Some(1), "the head's SN; SN 0 is gone already");
+        assert_eq!(b.offer(ms(1), 500), Some(4));
+        let order: Vec<(u64, u32)> = std::iter::from_fn(|| b.dequeue(ms(2), &mut Vec::new(), |_| true))
+            .map(|s| (s.sn, s.len))
+            .collect();
+        assert_eq!(order, vec![(1, 400), (2, 200), (3, 300), (4, 500)]);
+        assert_eq!(b.offer_first(ms(3), 50), Some(5), "empty: the next SN");
+        assert_eq!(b.offer_first(ms(3), 10_000), None, "over the byte limit");
+    }
 }

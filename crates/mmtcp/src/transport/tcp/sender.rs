@@ -676,4 +676,25 @@ mod tests {
         assert!(h.out.is_empty(), "a stopped timer retransmits nothing");
         assert_eq!(h.timers.len(), timers);
     }
+
+    #[test]
+    fn test_pinned_window_limits_flight_and_unpinning_restores_the_controller() {
+        let mut h = Harness::established(true, 100 * MSS);
+        h.sent();
+        h.ack(2, &[]);
+        h.sent();
+        let controller = h.tx.cwnd();
+        assert_eq!(controller, 12 * MSS);
+        h.call(|tx, ctx| tx.pin_cwnd(ctx, Some(3 * MSS)));
+        assert_eq!(h.tx.cwnd(), 3 * MSS);
+        assert!(h.segments_sent().is_empty(), "12 in flight is already above 3");
+        h.ack(12, &[]);
+        assert_eq!(h.segments_sent(), vec![14], "two left in flight, one more fits");
+        h.call(|tx, ctx| tx.pin_cwnd(ctx, Some(0)));
+        h.ack(15, &[]);
+        assert!(h.segments_sent().is_empty(), "a zero pin stops new data");
+        h.call(|tx, ctx| tx.pin_cwnd(ctx, None));
+        assert!(h.tx.cwnd() > controller, "the controller kept growing beneath the pin");
+        assert_eq!(h.segments_sent().len() as u64, h.tx.cwnd() / MSS);
+    }
 }

@@ -1,0 +1,296 @@
+//! The packet-processor framework with test processors: what passes is untouched, what is consumed
+//! is gone, packets sent "first" jump the queue in the order emitted, timers fire, control
+//! messages pin a sender's window.
+
+use mmtcp::api::{RunOptions, ScenarioSource};
+use mmtcp::net::{FlowId, NodeId, PacketId, Side};
+use mmtcp::proxy::{Control, PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
+use mmtcp::sim::{Duration, SimTime};
+use mmtcp::world::World;
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+const MSS: u64 = 1448;
+
+/// server —(1 Gbit/s, 5 ms)— bs —(100 Mbit/s, 5 ms)— ue; one NewReno flow of `size` from server
+/// to ue (unlimited when empty).
+fn chain(size: &str) -> String {
+    chain_over(size, "rate = \"100Mbps\"\nbuffer = \"200pkt\"")
+}
+
+/// The same chain with `last_hop` as the body of the bs–ue link after `between` and `delay`.
+fn chain_over(size: &str, last_hop: &str) -> String {
+    let app = if size.is_empty() {
+        r#"{ kind = "bulk" }"#.to_string()
+    } else {
+        format!(r#"{{ kind = "bulk", size = "{size}" }}"#)
+    };
+    format!(
+        r#"
+[simulation]
+duration = "2s"
+[metrics]
+interval = "10ms"
+[[node]]
+name = "server"
+[[node]]
+name = "bs"
+[[node]]
+name = "ue"
+[[link]]
+between = ["server", "bs"]
+rate = "1Gbps"
+delay = "5ms"
+[[link]]
+between = ["bs", "ue"]
+delay = "5ms"
+{last_hop}
+[[flow]]
+from = "server"
+to = "ue"
+transport = {{ cc = "newreno" }}
+app = {app}
+"#
+    )
+}
+
+fn world(text: &str) -> World {
+    let source = ScenarioSource::Toml {
+        text: text.to_string(),
+        name: "<test>".into(),
+        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
+    };
+    let loaded = mmtcp::scenario::load(&source, &RunOptions::default()).unwrap();
+    mmtcp::scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, 1).unwrap()
+}
+
+fn slot(node: u32, processor: impl PacketProcessor + 'static) -> ProcessorSlot {
+    ProcessorSlot { name: "test".into(), kind: "test", node: NodeId(node), processor: Box::new(processor) }
+}
+
+fn run(mut w: World) -> World {
+    w.run(&mut |_, _| true);
+    w
+}
+
+/// Data segment index of a packet (`None` for ACKs and handshakes).
+fn segment(ctx: &ProcCtx, pkt: PacketId) -> Option<u64> {
+    let p = ctx.packets.get(pkt);
+    (p.to == Side::Receiver && p.tcp.len > 0).then_some(p.tcp.seq / MSS)
+}
+
+struct Counter(Rc<RefCell<u64>>);
+
+impl PacketProcessor for Counter {
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+        if segment(ctx, pkt).is_some() {
+            *self.0.borrow_mut() += 1;
+        }
+        Verdict::Pass
+    }
+    fn on_timer(&mut self, _: &mut ProcCtx, _: u32) {}
+    fn summary(&self) -> Value {
+        json!({})
+    }
+}
+
+#[test]
+fn a_processor_that_passes_everything_changes_nothing() {
+    let plain = run(world(&chain("3MB")));
+    let seen = Rc::new(RefCell::new(0));
+    let mut w = world(&chain("3MB"));
+    w.add_processor(slot(1, Counter(seen.clone())));
+    let with = run(w);
+    let (a, b) = (&plain.flows[0], &with.flows[0]);
+    assert_eq!(a.completed_at, b.completed_at);
+    assert!(b.completed_at.is_some());
+    assert_eq!(a.sender.stats.segments_sent, b.sender.stats.segments_sent);
+    assert_eq!(a.link_drops, b.link_drops);
+    assert_eq!(plain.events, with.events);
+    // Every data segment the server sent crossed bs, but those dropped on the way in.
+    assert_eq!(*seen.borrow(), b.sender.stats.segments_sent - b.link_drops[0][0] - b.link_drops[0][1]);
+}
+
+/// Consumes (frees) every `every`-th data segment it sees.
+struct Dropper {
+    every: u64,
+    seen: u64,
+    dropped: Rc<RefCell<u64>>,
+}
+
+impl PacketProcessor for Dropper {
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+        if segment(ctx, pkt).is_none() {
+            return Verdict::Pass;
+        }
+        self.seen += 1;
+        if self.seen % self.every == 0 {
+            *self.dropped.borrow_mut() += 1;
+            ctx.packets.free(pkt);
+            return Verdict::Consumed;
+        }
+        Verdict::Pass
+    }
+    fn on_timer(&mut self, _: &mut ProcCtx, _: u32) {}
+    fn summary(&self) -> Value {
+        json!({})
+    }
+}
+
+#[test]
+fn consumed_packets_go_no_further_and_tcp_repairs_them() {
+    let dropped = Rc::new(RefCell::new(0));
+    let mut w = world(&chain("1MB"));
+    w.add_processor(slot(1, Dropper { every: 40, seen: 0, dropped: dropped.clone() }));
+    let w = run(w);
+    let f = &w.flows[0];
+    assert!(*dropped.borrow() >= 14, "one in forty of the ~700 segments (and of retransmissions)");
+    assert!(f.sender.stats.retransmitted_segments >= *dropped.borrow());
+    assert_eq!(f.receiver.stats.segments_arrived + *dropped.borrow(), f.sender.stats.segments_sent);
+    assert_eq!(f.receiver.stats.bytes_delivered, 1_000_000);
+    assert!(f.completed_at.is_some());
+}
+
+/// Holds data segments `hold` and sends them "first" when segment `release` arrives.
+struct Holder {
+    hold: std::ops::Range<u64>,
+    release: u64,
+    held: Vec<PacketId>,
+}
+
+impl PacketProcessor for Holder {
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+        match segment(ctx, pkt) {
+            Some(s)
+                if self.hold.contains(&s) && (self.held.len() as u64) < self.hold.end - self.hold.start =>
+            {
+                self.held.push(pkt);
+                Verdict::Consumed
+            }
+            Some(s) if s == self.release => {
+                for p in self.held.drain(..) {
+                    ctx.send_first(p);
+                }
+                Verdict::Pass
+            }
+            _ => Verdict::Pass,
+        }
+    }
+    fn on_timer(&mut self, _: &mut ProcCtx, _: u32) {}
+    fn summary(&self) -> Value {
+        json!({})
+    }
+}
+
+/// Records the data segments reaching its node, in order.
+struct Recorder(Rc<RefCell<Vec<u64>>>);
+
+impl PacketProcessor for Recorder {
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+        if let Some(s) = segment(ctx, pkt) {
+            self.0.borrow_mut().push(s);
+        }
+        Verdict::Pass
+    }
+    fn on_timer(&mut self, _: &mut ProcCtx, _: u32) {}
+    fn summary(&self) -> Value {
+        json!({})
+    }
+}
+
+#[test]
+fn packets_sent_first_jump_the_queue_in_the_order_emitted() {
+    let arrivals = Rc::new(RefCell::new(Vec::new()));
+    let mut w = world(&chain("1MB"));
+    w.add_processor(slot(1, Holder { hold: 20..24, release: 40, held: Vec::new() }));
+    w.add_processor(slot(2, Recorder(arrivals.clone())));
+    let w = run(w);
+    assert_eq!(w.flows[0].receiver.stats.bytes_delivered, 1_000_000);
+    let order = arrivals.borrow();
+    let at = |s: u64| order.iter().position(|&x| x == s).unwrap();
+    assert_eq!(
+        (at(21), at(22), at(23)),
+        (at(20) + 1, at(20) + 2, at(20) + 3),
+        "the held segments leave together, in the order sent: {order:?}"
+    );
+    // The 1 Gbit/s hop fills bs's 100 Mbit/s queue in slow start: segments queued before 40
+    // arrived are overtaken.
+    assert!(at(20) < at(39), "{order:?}");
+    assert!(at(20) < at(40));
+}
+
+#[test]
+fn packets_sent_first_jump_the_rlc_buffer_with_consistent_sequence_numbers() {
+    let radio = r#"kind = "radio"
+[link.radio]
+bandwidth = "20MHz"
+channel = { kind = "constant", sinr_db = 20.0 }
+rlc = { mode = "am", buffer = "1MB" }"#;
+    let arrivals = Rc::new(RefCell::new(Vec::new()));
+    let mut w = world(&chain_over("1MB", radio));
+    w.add_processor(slot(1, Holder { hold: 20..24, release: 40, held: Vec::new() }));
+    w.add_processor(slot(2, Recorder(arrivals.clone())));
+    let w = run(w);
+    assert_eq!(w.flows[0].receiver.stats.bytes_delivered, 1_000_000);
+    let order = arrivals.borrow();
+    let at = |s: u64| order.iter().position(|&x| x == s).unwrap();
+    assert_eq!((at(21), at(22), at(23)), (at(20) + 1, at(20) + 2, at(20) + 3), "{order:?}");
+    assert!(at(20) < at(39), "{order:?}");
+    // RLC delivers in SN order: had the held packets kept SNs above the queued ones, they would
+    // have arrived after them.
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_ne!(*order, sorted);
+}
+
+/// On the first data segment arms a timer `delay` later; when it fires, pins flow 0's window.
+struct Pinner {
+    delay: Duration,
+    window: u64,
+    armed_at: Option<SimTime>,
+    fired_at: Rc<RefCell<Option<(SimTime, SimTime)>>>,
+}
+
+impl PacketProcessor for Pinner {
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+        if self.armed_at.is_none() && segment(ctx, pkt).is_some() {
+            self.armed_at = Some(ctx.now);
+            ctx.arm(Some(ctx.now + self.delay), 7);
+        }
+        Verdict::Pass
+    }
+    fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) {
+        assert_eq!(token, 7);
+        *self.fired_at.borrow_mut() = Some((self.armed_at.unwrap(), ctx.now));
+        ctx.control(Control::PinCwnd { flow: FlowId(0), cwnd: Some(self.window) });
+    }
+    fn summary(&self) -> Value {
+        json!({})
+    }
+}
+
+#[test]
+fn timers_fire_and_a_control_message_pins_the_senders_window() {
+    let fired = Rc::new(RefCell::new(None));
+    let mut w = world(&chain(""));
+    let pinner =
+        Pinner { delay: Duration::from_millis(50), window: 4 * MSS, armed_at: None, fired_at: fired.clone() };
+    w.add_processor(slot(1, pinner));
+    let w = run(w);
+    let (armed, fired) = fired.borrow().expect("the timer fired");
+    assert_eq!(fired - armed, Duration::from_millis(50));
+    // The first data segment reaches bs after the handshake (20 ms) and one hop (5 ms).
+    assert!(
+        armed > SimTime::ZERO + Duration::from_millis(25)
+            && armed < SimTime::ZERO + Duration::from_millis(26)
+    );
+    let f = &w.flows[0];
+    assert_eq!(f.sender.cwnd(), 4 * MSS);
+    // Four segments per ~20 ms round trip: about 2.3 Mbit/s over the remaining ~1.9 s, far
+    // below the 100 Mbit/s the link allows.
+    let goodput = f.receiver.stats.bytes_delivered as f64 * 8.0 / 2.0;
+    assert!(goodput < 4e6, "{goodput}");
+    assert!(f.sender.pipe() <= 4 * MSS);
+}
