@@ -1,0 +1,163 @@
+"""Figures of drago2019-rtt (seed 001 Figs. 6-9), each statistic the mean over the seeds with
+its 95 % CI, and time plots from one extra run per scheme:
+
+- `timeline_<scheme>.png`: channel rate and application rate (a), congestion window and slow
+  start threshold (b) over scenario B, seed 1 (Figs. 6 and 7);
+- `blockage_rtt.png`: the RTT of each scheme around the deepest blockage of that run (Fig. 8);
+- `rtt_percentiles.png`: RTT percentiles 50, 99 and 99.999 per scenario and scheme (Fig. 9);
+- `throughput.png`: mean application throughput per scenario and scheme.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+import mmtcp
+
+SCENARIO = Path(__file__).parent / "scenario.toml"
+SOURCE = "link.air.radio.channel.source.scenario"
+PROXY = "node.proxy.processors"
+SCHEMES = [
+    ("cubic", "TCP CUBIC", "tab:red"),
+    ("reactive", "reactive proxy", "tab:blue"),
+    ("proactive", "proactive proxy", "tab:green"),
+]
+TIMELINE_SECONDS = "30s"
+
+
+def scheme(point: dict[str, Any]) -> str:
+    processors = point["overrides"].get(PROXY) or []
+    return processors[0].get("policy", "reactive") if processors else "cubic"
+
+
+def stat(point: dict[str, Any], metric: str, scale: float = 1.0) -> tuple[float, float] | None:
+    stats = point["metrics"].get(metric)
+    if not stats or stats["mean"] is None:
+        return None
+    return stats["mean"] * scale, (stats["ci95"] or 0.0) * scale
+
+
+def bars(points, metrics, scale, ylabel, title, path: Path) -> Path:
+    """One panel per channel scenario; groups of bars per metric, one bar per scheme."""
+    scenarios = sorted({str(p["overrides"][SOURCE]) for p in points})
+    figure = Figure(figsize=(6 * len(scenarios), 4.5), layout="constrained")
+    panels = figure.subplots(1, len(scenarios), squeeze=False)[0]
+    width = 0.8 / len(SCHEMES)
+    for axes, source in zip(panels, scenarios, strict=True):
+        for s, (key, label, colour) in enumerate(SCHEMES):
+            match = [
+                p for p in points if str(p["overrides"][SOURCE]) == source and scheme(p) == key
+            ]
+            xs, ys, errors = [], [], []
+            for m, (metric, _) in enumerate(metrics):
+                value = stat(match[0], metric, scale) if match else None
+                if value is not None:
+                    xs.append(m + (s - 1) * width)
+                    ys.append(value[0])
+                    errors.append(value[1])
+            axes.bar(xs, ys, width, yerr=errors, capsize=3, label=label, color=colour)
+        axes.set_xticks(range(len(metrics)), [name for _, name in metrics])
+        axes.set_title(f"scenario {source.upper()}")
+        axes.set_ylabel(ylabel)
+        axes.grid(True, axis="y", alpha=0.3)
+        axes.legend()
+    figure.suptitle(title)
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def timelines(out_dir: Path) -> list[Path]:
+    """Runs scenario B once per scheme (seed 1) and draws its time plots."""
+    proxies = {
+        "cubic": [],
+        "reactive": [{"kind": "bdp", "policy": "reactive", "link": "air"}],
+        "proactive": [{"kind": "bdp", "policy": "proactive", "link": "air"}],
+    }
+    delays = {"report_delay": "20ms", "control_delay": "50us"}
+    series = {}
+    paths = []
+    for key, label, _ in SCHEMES:
+        processors = [{**p, **delays} for p in proxies[key]]
+        overrides = {
+            SOURCE: "b",
+            PROXY: processors,
+            "simulation.duration": TIMELINE_SECONDS,
+        }
+        ts = mmtcp.run(SCENARIO, seed=1, overrides=overrides).timeseries
+        series[key] = ts
+        t = ts["time_s"].to_numpy()
+        figure = Figure(figsize=(12, 4.5), layout="constrained")
+        rate_axes, window_axes = figure.subplots(1, 2)
+        capacity = ts["link.air.fwd.capacity_bps"] / 1e6
+        rate_axes.plot(t, capacity, label="channel rate", color="black")
+        goodput = ts["flow.tcp.goodput_bps"] / 1e6
+        rate_axes.plot(t, goodput, label="application rate", color="tab:blue")
+        rate_axes.set_xlabel("time (s)")
+        rate_axes.set_ylabel("rate (Mbit/s)")
+        rate_axes.legend()
+        rate_axes.grid(True, alpha=0.3)
+        window_axes.plot(t, ts["flow.tcp.cwnd_bytes"] / 1e6, label="cwnd", color="tab:blue")
+        ssthresh = ts["flow.tcp.ssthresh_bytes"] / 1e6
+        window_axes.plot(t, ssthresh, label="ssthresh", color="tab:orange")
+        window_axes.set_xlabel("time (s)")
+        window_axes.set_ylabel("MB")
+        window_axes.legend()
+        window_axes.grid(True, alpha=0.3)
+        figure.suptitle(f"{label}, scenario B (seed 1)")
+        path = out_dir / f"timeline_{key}.png"
+        figure.savefig(path, dpi=120)
+        paths.append(path)
+
+    capacity = series["cubic"]["link.air.fwd.capacity_bps"].to_numpy()
+    t = series["cubic"]["time_s"].to_numpy()
+    deepest = float(t[int(np.argmin(capacity))])
+    figure = Figure(figsize=(8, 4.5), layout="constrained")
+    axes = figure.subplots()
+    for key, label, colour in SCHEMES:
+        ts = series[key]
+        window = (ts["time_s"] > deepest - 3) & (ts["time_s"] < deepest + 3)
+        axes.plot(ts["time_s"][window], ts["flow.tcp.rtt_ms"][window], label=label, color=colour)
+    axes.set_xlabel("time (s)")
+    axes.set_ylabel("RTT (ms, mean per 10 ms)")
+    axes.set_title(f"RTT around the deepest blockage (t = {deepest:.2f} s), scenario B")
+    axes.grid(True, alpha=0.3)
+    axes.legend()
+    path = out_dir / "blockage_rtt.png"
+    figure.savefig(path, dpi=120)
+    paths.append(path)
+    return paths
+
+
+def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """Draws the figures into `out_dir` and returns their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    seeds = max((p["runs"] for p in points), default=0)
+    percentiles = [
+        ("flows.tcp.rtt_ms.p50", "p50"),
+        ("flows.tcp.rtt_ms.p99", "p99"),
+        ("flows.tcp.rtt_ms.p99_999", "p99.999"),
+    ]
+    paths = [
+        bars(
+            points,
+            percentiles,
+            1.0,
+            "RTT (ms)",
+            f"RTT percentiles (mean and 95 % CI over {seeds} seeds)",
+            out_dir / "rtt_percentiles.png",
+        ),
+        bars(
+            points,
+            [("flows.tcp.goodput_bps", "throughput")],
+            1e-6,
+            "Mbit/s",
+            f"Application throughput (mean and 95 % CI over {seeds} seeds)",
+            out_dir / "throughput.png",
+        ),
+    ]
+    paths.extend(timelines(out_dir))
+    return paths

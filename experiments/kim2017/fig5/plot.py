@@ -1,0 +1,78 @@
+"""Figures of kim2017-fig5 (and, through `draw`, kim2017-fig6): the rate and the delivery ratio
+of plain TCP NewReno, PEP and mmPEP against the NLOS duration, each value the mean over the
+seeds with its 95 % CI (seed 002 Fig. 5 and 6).
+
+- `rate.png`: in-order goodput at the mobile's application (seed 002's "rate");
+- `delivery_ratio.png`: segments delivered to the application ÷ segments that reached the
+  mobile's TCP, duplicates included (seed 002's "delivery ratio").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+CHANNEL = "link.air.radio.channel"
+PROXY = "node.bs.processors"
+SCHEMES = [
+    ("tcp", "TCP NewReno", "tab:red"),
+    ("pep", "PEP", "tab:orange"),
+    ("mmpep", "mmPEP", "tab:blue"),
+]
+
+
+def seconds(value: str) -> float:
+    """'0.5s' or '100ms' → seconds."""
+    text = str(value).strip()
+    if text.endswith("ms"):
+        return float(text[:-2]) / 1e3
+    return float(text.rstrip("s"))
+
+
+def scheme(point: dict[str, Any]) -> str:
+    processors = point["overrides"].get(PROXY) or []
+    return processors[0]["kind"] if processors else "tcp"
+
+
+def nlos_seconds(point: dict[str, Any]) -> float:
+    return seconds(point["overrides"][CHANNEL]["nlos_duration"])
+
+
+def draw(points: list[dict[str, Any]], out_dir: Path, title: str) -> list[Path]:
+    """Rate and delivery ratio against the NLOS duration, one line per scheme."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    seeds = max((p["runs"] for p in points), default=0)
+    paths = []
+    for metric, scale, ylabel, name in [
+        ("flows.tcp.goodput_bps", 1e-6, "rate (Mbit/s)", "rate.png"),
+        ("flows.tcp.delivery_ratio", 1.0, "delivery ratio", "delivery_ratio.png"),
+    ]:
+        figure = Figure(figsize=(7, 4.5), layout="constrained")
+        axes = figure.subplots()
+        for key, label, colour in SCHEMES:
+            mine = sorted((p for p in points if scheme(p) == key), key=nlos_seconds)
+            xs, ys, errors = [], [], []
+            for p in mine:
+                stats = p["metrics"].get(metric)
+                if stats and stats["mean"] is not None:
+                    xs.append(nlos_seconds(p))
+                    ys.append(stats["mean"] * scale)
+                    errors.append((stats["ci95"] or 0.0) * scale)
+            if xs:
+                axes.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=label, color=colour)
+        axes.set_xlabel("NLOS duration (s)")
+        axes.set_ylabel(ylabel)
+        axes.grid(True, alpha=0.3)
+        axes.legend()
+        figure.suptitle(f"{title} (mean and 95 % CI over {seeds} seeds)")
+        path = out_dir / name
+        figure.savefig(path, dpi=120)
+        paths.append(path)
+    return paths
+
+
+def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """Draws the two figures into `out_dir` and returns their paths."""
+    return draw(points, out_dir, "LOS = NLOS duration, server capped at 100 Mbit/s")
