@@ -79,8 +79,8 @@ def run_report(summary: dict[str, Any]) -> str:
     links = format_table(
         ["link", "kind", "utilisation", "drops", "mean capacity Mbit/s"], link_rows
     )
-    radio = radio_table(summary)
-    return "\n\n".join([flows, links, *([radio] if radio else []), cost_line(summary)])
+    extra = [t for t in (radio_table(summary), processor_table(summary)) if t]
+    return "\n\n".join([flows, links, *extra, cost_line(summary)])
 
 
 def radio_table(summary: dict[str, Any]) -> str | None:
@@ -118,6 +118,32 @@ def radio_table(summary: dict[str, Any]) -> str | None:
         "RLC drops",
     ]
     return format_table(header, rows)
+
+
+def processor_table(summary: dict[str, Any]) -> str | None:
+    """Per packet processor: where it sits and its counters (nested counters flattened as
+    `a.b`); None when the run has none."""
+    rows = []
+    for p in summary.get("processors", []):
+        counters = ", ".join(f"{k}={_counter(v)}" for k, v in _flatten(p["stats"]))
+        rows.append([p["name"], p["kind"], counters or MISSING])
+    if not rows:
+        return None
+    return format_table(["processor", "kind", "counters"], rows)
+
+
+def _flatten(stats: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(stats, dict):
+        return [kv for k, v in stats.items() for kv in _flatten(v, f"{prefix}{k}.")]
+    return [(prefix.rstrip("."), stats)]
+
+
+def _counter(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
 
 
 def cost_line(summary: dict[str, Any]) -> str:

@@ -50,6 +50,24 @@ def test_run_report_adds_a_radio_table_only_for_radio_stacks():
     assert len([line for line in lines[header + 1 :] if "→" in line]) == 1
 
 
+def test_run_report_lists_processors_with_flattened_counters():
+    summary = fake_summary()
+    assert "processor" not in run_report(summary)
+    summary["processors"] = [
+        {
+            "name": "bs.mmpep",
+            "kind": "mmpep",
+            "node": "bs",
+            "stats": {"early_acks": 12345, "batch": {"count": 3, "segments": 42}, "gamma": 0.2077},
+        }
+    ]
+    lines = run_report(summary).splitlines()
+    row = next(line for line in lines if line.startswith("bs.mmpep"))
+    assert "early_acks=12,345" in row
+    assert "batch.count=3, batch.segments=42" in row
+    assert "gamma=0.2077" in row
+
+
 def test_progress_bar_waits_then_draws_then_clears():
     stream = io.StringIO()
     bar = ProgressBar(stream, delay=2.0)
