@@ -22,8 +22,10 @@
 //! Processors: [`pep`] (RFC 3135 early-ACK proxy, seed 002's baseline), [`mmpep`] (seed 002
 //! §III), [`bdp`] (seed 001 §III, reactive and proactive, control and split deployments).
 
+pub mod batch;
 pub mod bdp;
 pub mod config;
+pub mod early_ack;
 pub mod mmpep;
 pub mod pep;
 

@@ -1,16 +1,296 @@
-//! RFC 3135 early-ACK proxy (seed 002's baseline). Being written.
+//! PEP: the RFC 3135 early-ACK proxy that seed 002 compares mmPEP with (§IV: "Ack management is
+//! applied but only packets receiving the corresponding duplicated Acks are retransmitted").
+//!
+//! Ack management, flow control and the retransmission timer are the shared ones of
+//! [`super::early_ack`]. Local recovery is Snoop-like (seed 002 ref. [8], Balakrishnan et al.
+//! 1995):
+//!
+//! - on the `dupthresh`-th duplicate ACK from the mobile (default 1: seed 002 §I, "the PEP
+//!   retransmits only one packet when the corresponding duplicated Ack arrives"), the one cached
+//!   segment the ACK names — the one holding the ACK number — is retransmitted, once per hole;
+//!   later duplicates of the same hole are left to the timer;
+//! - on timer expiry the first unacknowledged cached segment (not SACKed by the mobile) is
+//!   retransmitted and the timer backs off (RFC 6298 §5.5), whatever the RLC buffer holds: the
+//!   redundant retransmissions seed 002 §IV blames for PEP's low delivery ratio.
+//!
+//! Retransmissions join the back of the next hop's queue: priority over first transmissions is
+//! mmPEP's contribution (§III-B), not the baseline's.
 
 use super::config::ProcessorEnv;
-use super::PacketProcessor;
+use super::early_ack::{
+    AckManager, CacheParams, DupAck, DEFAULT_CACHE, DEFAULT_INITIAL_RTO, DEFAULT_MAX_RTO, DEFAULT_MIN_RTO,
+    DEFAULT_WINDOW_UPDATE,
+};
+use super::{PacketProcessor, ProcCtx, Verdict};
 use crate::error::InputError;
+use crate::net::PacketId;
+use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PepConfig {}
+/// `kind = "pep"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PepConfig {
+    /// Payload the proxy may cache per flow (default 6 MB, seed 002's receive window).
+    pub cache: Bytes,
+    /// Least growth of the window's right edge announced to a stalled server (default 2896 B).
+    pub window_update: Bytes,
+    /// Duplicate ACKs of the mobile that trigger a local retransmission (default 1).
+    pub dupthresh: u32,
+    /// Retransmission timer toward the mobile, RFC 6298 (defaults 200 ms, 1 s, 60 s).
+    pub min_rto: Time,
+    pub initial_rto: Time,
+    pub max_rto: Time,
+}
+
+impl Default for PepConfig {
+    fn default() -> Self {
+        PepConfig {
+            cache: DEFAULT_CACHE,
+            window_update: DEFAULT_WINDOW_UPDATE,
+            dupthresh: 1,
+            min_rto: DEFAULT_MIN_RTO,
+            initial_rto: DEFAULT_INITIAL_RTO,
+            max_rto: DEFAULT_MAX_RTO,
+        }
+    }
+}
 
 impl PepConfig {
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {
-        Err(env.error("kind", "\"pep\" is not available yet"))
+        let params = CacheParams::new(
+            env,
+            self.cache,
+            self.window_update,
+            self.dupthresh,
+            (self.min_rto, self.initial_rto, self.max_rto),
+        )?;
+        Ok(Box::new(Pep::new(params, env)))
+    }
+}
+
+/// The PEP processor.
+pub struct Pep {
+    acks: AckManager,
+    /// Segments retransmitted on a duplicate ACK.
+    dupack_retransmissions: u64,
+    /// Duplicate ACKs of a hole already repaired (left to the timer).
+    dupacks_ignored: u64,
+    /// Segments retransmitted on timer expiry.
+    timer_retransmissions: u64,
+}
+
+impl Pep {
+    pub fn new(params: CacheParams, env: &ProcessorEnv) -> Pep {
+        Pep {
+            acks: AckManager::new(params, env.flows),
+            dupack_retransmissions: 0,
+            dupacks_ignored: 0,
+            timer_retransmissions: 0,
+        }
+    }
+
+    fn on_dupack(&mut self, ctx: &mut ProcCtx, d: DupAck) {
+        if self.acks.last_repair(d.flow).is_some_and(|r| r.hole == d.hole) {
+            self.dupacks_ignored += 1;
+            return;
+        }
+        if self.acks.retransmit_at(ctx, d.flow, d.hole, false) {
+            self.dupack_retransmissions += 1;
+            self.acks.note_repair(d.flow, d.hole, ctx.now);
+        }
+    }
+}
+
+impl PacketProcessor for Pep {
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+        let (verdict, dupack) = self.acks.on_packet(ctx, pkt);
+        if let Some(d) = dupack {
+            self.on_dupack(ctx, d);
+        }
+        verdict
+    }
+
+    fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) {
+        if let Some(flow) = self.acks.on_timer(ctx, token) {
+            let una = self.acks.una(flow);
+            self.timer_retransmissions += self.acks.retransmit_from(ctx, flow, una, 1, false) as u64;
+            self.acks.back_off(ctx, flow);
+        }
+    }
+
+    fn columns(&self) -> Vec<String> {
+        AckManager::columns().iter().map(|c| c.to_string()).collect()
+    }
+
+    fn sample(&mut self, row: &mut Vec<f64>) {
+        self.acks.sample(row);
+    }
+
+    fn summary(&self) -> Value {
+        let mut map = self.acks.summary();
+        map.insert("dupack_retransmissions".into(), json!(self.dupack_retransmissions));
+        map.insert("dupacks_ignored".into(), json!(self.dupacks_ignored));
+        map.insert("timer_retransmissions".into(), json!(self.timer_retransmissions));
+        Value::Object(map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::config::ProcessorConfig;
+    use super::super::early_ack::harness::*;
+    use super::*;
+    use crate::sim::{Duration, SimTime};
+
+    fn pep(cache: u64, dupthresh: u32) -> Pep {
+        let flows = flows();
+        let links = radio_links();
+        let cfg = PepConfig { cache: Bytes(cache), dupthresh, ..PepConfig::default() };
+        let env = env(&flows, &links);
+        let params = CacheParams::new(
+            &env,
+            cfg.cache,
+            cfg.window_update,
+            cfg.dupthresh,
+            (cfg.min_rto, cfg.initial_rto, cfg.max_rto),
+        )
+        .unwrap();
+        Pep::new(params, &env)
+    }
+
+    /// Segments 0..n from the server, forwarded; the outputs discarded.
+    fn fill(h: &mut Harness, p: &mut Pep, n: u64) {
+        for k in 0..n {
+            let id = h.data(k);
+            h.packet(p, id);
+            h.packets.free(id);
+        }
+        h.take();
+    }
+
+    #[test]
+    fn test_config_defaults_and_range_checks() {
+        let cfg: ProcessorConfig = toml::from_str("kind = \"pep\"").unwrap();
+        let ProcessorConfig::Pep(cfg) = cfg else { panic!("not pep") };
+        assert_eq!(cfg, PepConfig::default());
+        assert_eq!(cfg.cache, Bytes(6_000_000));
+        assert_eq!(cfg.dupthresh, 1);
+        assert_eq!(cfg.min_rto.0, Duration::from_millis(200));
+        assert_eq!(cfg.max_rto.0, Duration::from_secs(60));
+        assert!(toml::from_str::<ProcessorConfig>("kind = \"pep\"\nalpha = 1.0").is_err(), "unknown key");
+        let flows = flows();
+        let links = radio_links();
+        let env = env(&flows, &links);
+        assert!(cfg.build(&env).is_ok());
+        let err = |c: PepConfig| c.build(&env).err().expect("rejected").to_string();
+        let e = err(PepConfig { cache: Bytes(1500), ..PepConfig::default() });
+        assert!(e.contains("node[1].processors[0].cache") && e.contains("(2KB)"), "{e}");
+        let e = err(PepConfig { dupthresh: 0, ..PepConfig::default() });
+        assert!(e.contains("dupthresh") && e.contains("1 to 100"), "{e}");
+        let e = err(PepConfig { window_update: Bytes(4_000_000), ..PepConfig::default() });
+        assert!(e.contains("window_update"), "{e}");
+        let e = err(PepConfig { max_rto: Time(Duration::from_millis(100)), ..PepConfig::default() });
+        assert!(e.contains("max_rto") && e.contains("below min_rto"), "{e}");
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn test_dupack_retransmits_exactly_the_named_segment_once() {
+        let mut h = Harness::new();
+        let mut p = pep(20 * MSS, 1);
+        fill(&mut h, &mut p, 8);
+        let id = h.ack(2 * MSS, &[]);
+        assert_eq!(h.packet(&mut p, id), Verdict::Consumed);
+        assert!(h.take().is_empty());
+        h.now = SimTime::ZERO + Duration::from_millis(5);
+        let id = h.ack(2 * MSS, &[(3 * MSS, 4 * MSS)]);
+        assert_eq!(h.packet(&mut p, id), Verdict::Consumed, "a duplicate ACK is consumed too");
+        let out = h.take();
+        assert!(to_server(&out).is_empty(), "the server hears nothing of it");
+        let rtx = to_mobile(&out);
+        assert_eq!(rtx.len(), 1, "one segment");
+        let (seg, first) = rtx[0];
+        assert_eq!((seg.tcp.seq, seg.tcp.len), (2 * MSS, MSS as u32), "the segment at the ACK number");
+        assert!(!first, "PEP retransmits behind the queue");
+        assert_eq!((seg.src, seg.dst), (SERVER, MOBILE));
+        assert_eq!(seg.first_sent_at, SimTime::ZERO, "first transmission time kept");
+        assert_eq!(seg.sent_at, h.now);
+        assert_eq!(seg.size, crate::net::TCP_IP_HEADER_BYTES + MSS as u32);
+        // More duplicates of the same hole: nothing more.
+        let id = h.ack(2 * MSS, &[(5 * MSS, 6 * MSS), (3 * MSS, 4 * MSS)]);
+        h.packet(&mut p, id);
+        assert!(h.take().is_empty());
+        // A new hole is repaired again.
+        let id = h.ack(4 * MSS, &[(5 * MSS, 6 * MSS)]);
+        h.packet(&mut p, id);
+        let id = h.ack(4 * MSS, &[(5 * MSS, 7 * MSS)]);
+        h.packet(&mut p, id);
+        let rtx = to_mobile(&h.take());
+        assert_eq!(rtx.iter().map(|(s, _)| s.tcp.seq).collect::<Vec<_>>(), [4 * MSS]);
+        let s = p.summary();
+        assert_eq!(s["dupack_retransmissions"], 2);
+        assert_eq!(s["dupacks_ignored"], 1);
+        assert_eq!(s["retransmitted_segments"], 2);
+        assert_eq!(s["acks_consumed"], 5);
+    }
+
+    #[test]
+    fn test_dupthresh_counts_duplicates() {
+        let mut h = Harness::new();
+        let mut p = pep(20 * MSS, 3);
+        fill(&mut h, &mut p, 6);
+        let id = h.ack(MSS, &[]);
+        h.packet(&mut p, id);
+        for (i, end) in [3, 4, 5].into_iter().enumerate() {
+            let id = h.ack(MSS, &[(2 * MSS, end * MSS)]);
+            h.packet(&mut p, id);
+            let rtx = to_mobile(&h.take());
+            assert_eq!(rtx.len(), usize::from(i == 2), "after duplicate {}", i + 1);
+        }
+    }
+
+    #[test]
+    fn test_timer_retransmits_the_first_unacknowledged_segment_and_backs_off() {
+        let mut h = Harness::new();
+        let mut p = pep(20 * MSS, 1);
+        fill(&mut h, &mut p, 4);
+        // SRTT 30 ms, RTTVAR 15 ms: RTO = max(200 ms, 30 + 4·15 ms) = 200 ms.
+        h.now = SimTime::ZERO + Duration::from_millis(30);
+        let id = h.ack(MSS, &[]);
+        h.packet(&mut p, id);
+        h.take();
+        // Hold one packet in the downlink: PEP does not care.
+        h.set_rlc_holding(true);
+        let deadline = h.last_timer();
+        assert_eq!(deadline, h.now + Duration::from_millis(200));
+        h.fire(&mut p, deadline, 0);
+        let rtx = to_mobile(&h.take());
+        assert_eq!(rtx.len(), 1);
+        assert_eq!(rtx[0].0.tcp.seq, MSS, "the first unacknowledged cached segment");
+        assert!(!rtx[0].1);
+        assert_eq!(h.last_timer(), deadline + Duration::from_millis(400), "backed off");
+        assert_eq!(p.summary()["timer_retransmissions"], 1);
+        assert_eq!(p.summary()["timer_expiries"], 1);
+    }
+
+    #[test]
+    fn test_columns_and_sample_agree() {
+        let mut h = Harness::new();
+        let mut p = pep(20 * MSS, 1);
+        fill(&mut h, &mut p, 3);
+        let id = h.ack(MSS, &[]);
+        h.packet(&mut p, id);
+        let id = h.ack(MSS, &[(2 * MSS, 3 * MSS)]);
+        h.packet(&mut p, id);
+        h.take();
+        let mut row = Vec::new();
+        p.sample(&mut row);
+        assert_eq!(p.columns(), ["cache_bytes", "window_bytes", "retransmitted_segments"]);
+        assert_eq!(row, [2000.0, 17000.0, 1.0]);
+        row.clear();
+        p.sample(&mut row);
+        assert_eq!(row[2], 0.0, "retransmissions are counted per interval");
     }
 }

@@ -1,0 +1,1328 @@
+//! Ack management shared by PEP and mmPEP (seed 002 §III-A; RFC 3135 §2.1.1 and §4.1.4): a
+//! per-flow cache of the data the proxy has forwarded to the mobile, early ACKs to the server,
+//! flow control by the free cache, and the proxy's own retransmission timer.
+//!
+//! ```text
+//!   server ──data──► [proxy: cache, Pass] ──data──► mobile
+//!   server ◄──early ACK (ack = A, window = cache − C)
+//!                    [proxy: free < ack, Consume] ◄──ACK── mobile
+//! ```
+//!
+//! Per flow, the proxy knows `una` (the mobile's cumulative ACK), the cached segments (C bytes of
+//! payload, at most `cache`), and `A`, the end of the contiguous data from `una` on that it
+//! holds. Every byte below `A` is either acknowledged by the mobile or in the cache, so an early
+//! ACK never acknowledges data the proxy could not deliver itself. Cached data above a hole in
+//! the server's stream is reported in SACK blocks (RFC 2018), lowest blocks first (the RFC puts
+//! the most recent first; our sender ignores the order), so the server's own loss recovery
+//! works on the wired side.
+//!
+//! - **Data from the server** (seed 002 §III-A, Fig. 2): a new segment is cached (sequence,
+//!   length, first transmission time, when the proxy forwarded it, whether it retransmitted it)
+//!   and passes toward the mobile; an early ACK answers it. A segment wholly below `A` or wholly
+//!   cached is a duplicate: it is consumed (the proxy already holds it or the mobile has it) and
+//!   answered with an early ACK. A segment that does not fit in the free cache — which the
+//!   window prevents unless the server ignores it (our sender does for its first flight, whose
+//!   window comes from its own `receive_buffer`, not the SYN-ACK) — or that partly overlaps
+//!   cached data is forwarded uncached and not acknowledged: no byte is lost, and the server
+//!   keeps the responsibility for it.
+//! - **Flow control** (§III-A): every ACK to the server advertises the free cache,
+//!   `cache − C`; the window of the mobile's SYN-ACK (or, for a download, SYN) is clamped to it.
+//!   The cache is per flow.
+//! - **ACKs from the mobile**: cached data below the cumulative ACK is freed and the ACK is
+//!   consumed ("discards the received Ack", §III-A). The handshake passes (SYN, SYN-ACK, and the
+//!   ACKs a mobile sends before any data has reached the proxy, which complete a download's
+//!   handshake). When the mobile acknowledges uncached bytes, `A` moves and an early ACK says so.
+//! - **Window updates** (§III-A: "it resends the last known sent early-Ack but with an updated
+//!   RWIN entry"): our sender has no zero-window probe, so a server stalled on the window would
+//!   wait for ever. The proxy re-sends its ACK with the fresh window when the window the server
+//!   last heard left it less than one MSS beyond the highest byte received (it may be stalled),
+//!   the fresh one leaves at least one MSS, and the right edge moved by at least
+//!   `window_update` bytes (receiver silly-window avoidance, RFC 1122 §4.2.3.3). While the
+//!   server still has room its next segments fetch fresh windows, so no update is needed.
+//! - **Duplicate ACKs** from the mobile: same cumulative ACK as the highest so far, no data,
+//!   forwarded data not yet acknowledged, and — when the ACK carries SACK blocks — at least one
+//!   newly SACKed byte (RFC 6675 §2 "DupAck"; an ACK triggered by a redundant copy of data the
+//!   mobile already holds is not one). From the `dupthresh`-th of a run on, each is reported to
+//!   the retransmission policy (PEP or mmPEP), which decides what to resend; the count restarts
+//!   when the cumulative ACK advances or the policy repairs the hole.
+//! - **Retransmission timer** (RFC 6298 applied to the proxy→mobile path): an [`RttEstimator`]
+//!   fed only by segments the proxy forwarded once (Karn's rule, RFC 6298 §3), running while the
+//!   cache holds data, restarted when the mobile's ACK advances (§5.3), stopped when the cache
+//!   empties (§5.2); the policy decides what an expiry does and whether it backs off (§5.5).
+//!
+//! Nothing here allocates per packet once the per-flow vectors have grown to their peak.
+
+use super::config::{FlowInfo, ProcessorEnv};
+use super::{ProcCtx, Verdict};
+use crate::error::InputError;
+use crate::net::{
+    FlowId, NodeId, Packet, PacketId, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES,
+};
+use crate::sim::{Duration, Fired, SimTime, Timer};
+use crate::transport::tcp::rto::RttEstimator;
+use crate::units::{Bytes, Time};
+use serde_json::{json, Map, Value};
+use std::collections::VecDeque;
+
+/// Default cache per flow: 6 MB. Seed 002 gives no cache size; its receive window is 6 MB
+/// (Figs. 5–6), so a 6 MB cache lets the server keep a full receive window in flight through an
+/// NLOS period, and it stays within our receiver's default 6 MiB buffer, so the proxy never
+/// pushes the mobile beyond what it can hold.
+pub const DEFAULT_CACHE: Bytes = Bytes(6_000_000);
+/// Default `window_update`: two 1448-byte segments, what one delayed ACK of the mobile frees, so
+/// a stalled server is clocked by the mobile's ACKs as it would be without the proxy.
+pub const DEFAULT_WINDOW_UPDATE: Bytes = Bytes(2 * 1448);
+/// Default `min_rto` (Linux's 200 ms rather than RFC 6298's 1 s, like our TCP).
+pub const DEFAULT_MIN_RTO: Time = Time(Duration::from_millis(200));
+/// Default `initial_rto` (RFC 6298 §2.1).
+pub const DEFAULT_INITIAL_RTO: Time = Time(Duration::from_secs(1));
+/// Default `max_rto` (RFC 6298 §2.5: at least 60 s).
+pub const DEFAULT_MAX_RTO: Time = Time(Duration::from_secs(60));
+
+/// The ack-management parameters, checked.
+#[derive(Clone, Debug)]
+pub struct CacheParams {
+    /// Payload bytes the proxy may cache per flow.
+    pub cache: u64,
+    /// Least growth of the right edge, bytes, for a window update to a stalled server.
+    pub window_update: u64,
+    /// Duplicate ACKs of the mobile that make a retransmission.
+    pub dupthresh: u32,
+    pub min_rto: Duration,
+    pub initial_rto: Duration,
+    pub max_rto: Duration,
+}
+
+impl CacheParams {
+    /// Range checks of the keys PEP and mmPEP share; errors name the key and what is allowed.
+    pub fn new(
+        env: &ProcessorEnv,
+        cache: Bytes,
+        window_update: Bytes,
+        dupthresh: u32,
+        rto: (Time, Time, Time),
+    ) -> Result<CacheParams, InputError> {
+        let (min_rto, initial_rto, max_rto) = rto;
+        let largest_mss = env.flows.iter().map(|f| f.tcp.mss.0).max().unwrap_or(1);
+        if cache.0 < 2 * largest_mss {
+            return Err(env.error(
+                "cache",
+                format!(
+                    "{cache} is too small; allowed at least two segments of the largest MSS ({})",
+                    Bytes(2 * largest_mss)
+                ),
+            ));
+        }
+        if window_update.0 > cache.0 / 2 {
+            return Err(env.error(
+                "window_update",
+                format!(
+                    "{window_update} is out of range; allowed 0B to half the cache ({})",
+                    Bytes(cache.0 / 2)
+                ),
+            ));
+        }
+        if dupthresh == 0 || dupthresh > 100 {
+            return Err(env.error("dupthresh", format!("{dupthresh} is out of range; allowed 1 to 100")));
+        }
+        if min_rto.0 == Duration::ZERO {
+            return Err(env.error("min_rto", "must be greater than 0s"));
+        }
+        if initial_rto.0 == Duration::ZERO {
+            return Err(env.error("initial_rto", "must be greater than 0s"));
+        }
+        if max_rto.0 < min_rto.0 {
+            return Err(env.error("max_rto", format!("{max_rto} is below min_rto ({min_rto})")));
+        }
+        Ok(CacheParams {
+            cache: cache.0,
+            window_update: window_update.0,
+            dupthresh,
+            min_rto: min_rto.0,
+            initial_rto: initial_rto.0,
+            max_rto: max_rto.0,
+        })
+    }
+}
+
+/// Disjoint, non-adjacent byte ranges in increasing order, in a vector: a flow has few holes at
+/// a time, so a linear merge is cheap, and once the vector has grown it allocates nothing.
+#[derive(Clone, Debug, Default)]
+struct RangeSet {
+    ranges: Vec<SeqRange>,
+}
+
+impl RangeSet {
+    /// Adds `r`; returns how many of its bytes were not covered before.
+    fn insert(&mut self, r: SeqRange) -> u64 {
+        if r.is_empty() {
+            return 0;
+        }
+        let i = self.ranges.partition_point(|x| x.end < r.start);
+        let mut j = i;
+        let (mut start, mut end, mut overlap) = (r.start, r.end, 0);
+        while j < self.ranges.len() && self.ranges[j].start <= r.end {
+            let x = self.ranges[j];
+            overlap += x.end.min(r.end).saturating_sub(x.start.max(r.start));
+            start = start.min(x.start);
+            end = end.max(x.end);
+            j += 1;
+        }
+        if i == j {
+            self.ranges.insert(i, SeqRange::new(start, end));
+        } else {
+            self.ranges[i] = SeqRange::new(start, end);
+            self.ranges.drain(i + 1..j);
+        }
+        r.len() - overlap
+    }
+
+    /// Whether every byte of `r` is covered.
+    fn covers(&self, r: SeqRange) -> bool {
+        let i = self.ranges.partition_point(|x| x.end <= r.start);
+        self.ranges.get(i).is_some_and(|x| x.start <= r.start && r.end <= x.end)
+    }
+
+    /// Whether some byte of `r` is covered.
+    fn overlaps(&self, r: SeqRange) -> bool {
+        let i = self.ranges.partition_point(|x| x.end <= r.start);
+        self.ranges.get(i).is_some_and(|x| x.start < r.end)
+    }
+
+    /// Forgets every byte below `seq`.
+    fn remove_below(&mut self, seq: u64) {
+        let i = self.ranges.partition_point(|x| x.end <= seq);
+        self.ranges.drain(..i);
+        if let Some(first) = self.ranges.first_mut() {
+            first.start = first.start.max(seq);
+        }
+    }
+
+    fn first(&self) -> Option<SeqRange> {
+        self.ranges.first().copied()
+    }
+
+    fn pop_first(&mut self) {
+        self.ranges.remove(0);
+    }
+
+    fn as_slice(&self) -> &[SeqRange] {
+        &self.ranges
+    }
+}
+
+/// One cached segment.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    seq: u64,
+    len: u32,
+    /// When the server first sent these bytes (kept on every copy the proxy sends).
+    first_sent_at: SimTime,
+    /// When the proxy last forwarded or retransmitted it.
+    sent_at: SimTime,
+    /// Whether the proxy retransmitted it (no RTT sample then, Karn's rule).
+    retransmitted: bool,
+}
+
+impl Segment {
+    fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+}
+
+/// The last retransmission the policy made for a hole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repair {
+    /// The cumulative ACK (the first missing byte) it repaired.
+    pub hole: u64,
+    pub at: SimTime,
+}
+
+/// The `dupthresh`-th (or a later) duplicate ACK of a run, for the retransmission policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DupAck {
+    pub flow: FlowId,
+    /// The cumulative ACK the mobile repeats: its first missing byte.
+    pub hole: u64,
+}
+
+/// The proxy's state of one flow.
+struct FlowCache {
+    flow: FlowId,
+    server: NodeId,
+    mobile: NodeId,
+    /// The flow's MSS, bytes.
+    mss: u64,
+    /// SACK blocks per early ACK (0 when the flow does not use SACK).
+    max_sack_blocks: usize,
+    /// Cached segments in sequence order, disjoint.
+    segments: VecDeque<Segment>,
+    /// Payload bytes in `segments`.
+    cached: u64,
+    /// The mobile's cumulative ACK.
+    una: u64,
+    /// End of the data from `una` on that the proxy holds without a gap (`A`).
+    ack_point: u64,
+    /// Cached ranges above `ack_point`, reported in SACK blocks.
+    above: RangeSet,
+    /// Ranges above `una` the mobile has SACKed.
+    sacked: RangeSet,
+    /// One past the highest byte received from the server.
+    high_rx: u64,
+    /// Whether data from the server has reached the proxy (the handshake is over).
+    seen_data: bool,
+    /// Cumulative ACK and window of the last ACK sent to the server (what the server knows).
+    last_ack: u64,
+    last_window: u64,
+    /// Duplicate ACKs of the mobile at `una` so far.
+    dupacks: u32,
+    repair: Option<Repair>,
+    rtt: RttEstimator,
+    timer: Timer,
+}
+
+impl FlowCache {
+    fn new(info: &FlowInfo, p: &CacheParams) -> FlowCache {
+        FlowCache {
+            flow: info.id,
+            server: info.src,
+            mobile: info.dst,
+            mss: info.tcp.mss.0,
+            max_sack_blocks: if info.tcp.sack { info.tcp.max_sack_blocks as usize } else { 0 },
+            segments: VecDeque::new(),
+            cached: 0,
+            una: 0,
+            ack_point: 0,
+            above: RangeSet::default(),
+            sacked: RangeSet::default(),
+            high_rx: 0,
+            seen_data: false,
+            last_ack: 0,
+            last_window: p.cache,
+            dupacks: 0,
+            repair: None,
+            rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto),
+            timer: Timer::default(),
+        }
+    }
+
+    /// Index of the first cached segment that ends after `seq`.
+    fn index_after(&self, seq: u64) -> usize {
+        self.segments.partition_point(|s| s.end() <= seq)
+    }
+}
+
+/// Counters of the ack management (all flows).
+#[derive(Clone, Debug, Default)]
+pub struct AckStats {
+    /// Data segments from the server.
+    pub data_segments: u64,
+    pub segments_cached: u64,
+    /// Data segments already held or acknowledged by the mobile: consumed and answered.
+    pub duplicate_segments: u64,
+    /// Data segments forwarded uncached (no room, or partial overlap with cached data).
+    pub uncached_segments: u64,
+    pub uncached_bytes: u64,
+    /// Every ACK the proxy sent to a server.
+    pub early_acks: u64,
+    /// Those re-sent because freed cache reopened the window of a stalled server.
+    pub window_updates: u64,
+    /// SYNs / SYN-ACKs of the mobile whose window was set to min(its window, free cache).
+    pub handshake_windows: u64,
+    /// The mobile's ACKs consumed.
+    pub acks_consumed: u64,
+    /// The mobile's ACKs passed to the server during the handshake.
+    pub acks_passed: u64,
+    /// Duplicate ACKs of the mobile (see the module documentation).
+    pub duplicate_acks: u64,
+    /// Segments the proxy retransmitted (dupACK- and timer-driven, batches included).
+    pub retransmitted_segments: u64,
+    /// Retransmission timer expiries with data cached.
+    pub timer_expiries: u64,
+    pub rtt_samples: u64,
+    /// Payload cached now (all flows).
+    pub cache_bytes: u64,
+    pub peak_cache_bytes: u64,
+}
+
+/// The shared ack management of PEP and mmPEP: one [`FlowCache`] per flow of the scenario.
+pub struct AckManager {
+    p: CacheParams,
+    flows: Vec<FlowCache>,
+    pub stats: AckStats,
+    /// Segments retransmitted since the last time-series row.
+    retransmitted_since_sample: u64,
+}
+
+impl AckManager {
+    pub fn new(p: CacheParams, flows: &[FlowInfo]) -> AckManager {
+        debug_assert!(flows.iter().enumerate().all(|(i, f)| f.id.0 as usize == i));
+        let flows = flows.iter().map(|f| FlowCache::new(f, &p)).collect();
+        AckManager { p, flows, stats: AckStats::default(), retransmitted_since_sample: 0 }
+    }
+
+    /// A packet reached the proxy's node. Returns the verdict, and a duplicate ACK for the
+    /// retransmission policy when the packet was the `dupthresh`-th (or a later) one.
+    pub fn on_packet(&mut self, ctx: &mut ProcCtx, id: PacketId) -> (Verdict, Option<DupAck>) {
+        let pkt = *ctx.packets.get(id);
+        let Some(f) = self.flows.get_mut(pkt.flow.0 as usize) else {
+            return (Verdict::Pass, None);
+        };
+        if pkt.tcp.flags.contains(TcpFlags::SYN) {
+            if pkt.to == Side::Sender {
+                // §III-A flow control from the first window the server hears.
+                let window = pkt.tcp.window.min(self.p.cache - f.cached);
+                ctx.packets.get_mut(id).tcp.window = window;
+                f.last_window = window;
+                self.stats.handshake_windows += 1;
+            }
+            return (Verdict::Pass, None);
+        }
+        match pkt.to {
+            Side::Receiver if pkt.is_data() => {
+                let flow = pkt.flow.0 as usize;
+                (self.on_data(ctx, flow, id, &pkt), None)
+            }
+            Side::Sender if !pkt.is_data() && f.seen_data => {
+                let flow = pkt.flow.0 as usize;
+                ctx.packets.free(id);
+                self.stats.acks_consumed += 1;
+                (Verdict::Consumed, self.on_mobile_ack(ctx, flow, &pkt))
+            }
+            Side::Sender if !pkt.is_data() => {
+                self.stats.acks_passed += 1;
+                (Verdict::Pass, None)
+            }
+            _ => (Verdict::Pass, None),
+        }
+    }
+
+    fn on_data(&mut self, ctx: &mut ProcCtx, flow: usize, id: PacketId, pkt: &Packet) -> Verdict {
+        let f = &mut self.flows[flow];
+        self.stats.data_segments += 1;
+        let seg = SeqRange::new(pkt.tcp.seq, pkt.tcp.seq + pkt.tcp.len as u64);
+        f.seen_data = true;
+        f.high_rx = f.high_rx.max(seg.end);
+        if seg.end <= f.ack_point || f.above.covers(seg) {
+            // Held or delivered already: don't cache twice, tell the server again.
+            self.stats.duplicate_segments += 1;
+            ctx.packets.free(id);
+            self.send_ack(ctx, flow);
+            return Verdict::Consumed;
+        }
+        let free = self.p.cache - f.cached;
+        if seg.start < f.ack_point || f.above.overlaps(seg) || seg.len() > free {
+            // Forwarded, but the server stays responsible for these bytes: no early ACK.
+            self.stats.uncached_segments += 1;
+            self.stats.uncached_bytes += seg.len();
+            return Verdict::Pass;
+        }
+        let at = f.segments.partition_point(|s| s.seq < seg.start);
+        f.segments.insert(
+            at,
+            Segment {
+                seq: seg.start,
+                len: pkt.tcp.len,
+                first_sent_at: pkt.first_sent_at,
+                sent_at: ctx.now,
+                retransmitted: false,
+            },
+        );
+        f.cached += seg.len();
+        self.stats.segments_cached += 1;
+        self.stats.cache_bytes += seg.len();
+        self.stats.peak_cache_bytes = self.stats.peak_cache_bytes.max(self.stats.cache_bytes);
+        if seg.start == f.ack_point {
+            f.ack_point = seg.end;
+            Self::absorb(f);
+        } else {
+            f.above.insert(seg);
+        }
+        // RFC 6298 §5.1: start the timer when data goes out and it is not running.
+        if !f.timer.is_armed() {
+            let at = f.timer.set(ctx.now + f.rtt.rto());
+            ctx.arm(at, flow as u32);
+        }
+        self.send_ack(ctx, flow);
+        Verdict::Pass
+    }
+
+    /// Moves `ack_point` over cached ranges that have become contiguous with it.
+    fn absorb(f: &mut FlowCache) {
+        while let Some(r) = f.above.first() {
+            if r.start > f.ack_point {
+                break;
+            }
+            f.ack_point = f.ack_point.max(r.end);
+            f.above.pop_first();
+        }
+    }
+
+    fn on_mobile_ack(&mut self, ctx: &mut ProcCtx, flow: usize, pkt: &Packet) -> Option<DupAck> {
+        let f = &mut self.flows[flow];
+        let ack = pkt.tcp.ack;
+        if ack > f.high_rx || ack < f.una {
+            return None; // acknowledges data never forwarded, or older than what we know
+        }
+        let advanced = ack > f.una;
+        if advanced {
+            let mut newest_clean_send = None;
+            while let Some(s) = f.segments.front() {
+                if s.end() > ack {
+                    break;
+                }
+                if !s.retransmitted {
+                    newest_clean_send =
+                        Some(newest_clean_send.map_or(s.sent_at, |t: SimTime| t.max(s.sent_at)));
+                }
+                f.cached -= s.len as u64;
+                self.stats.cache_bytes -= s.len as u64;
+                f.segments.pop_front();
+            }
+            if let Some(sent) = newest_clean_send {
+                f.rtt.on_sample(ctx.now - sent);
+                self.stats.rtt_samples += 1;
+            }
+            f.una = ack;
+            f.sacked.remove_below(ack);
+            if ack > f.ack_point {
+                f.ack_point = ack;
+                f.above.remove_below(ack);
+                Self::absorb(f);
+            }
+            f.dupacks = 0;
+            // RFC 6298 §5.2–5.3, and the back-off is forgotten on progress.
+            f.rtt.reset_backoff();
+            if f.segments.is_empty() {
+                f.timer.cancel();
+            } else {
+                let at = f.timer.set(ctx.now + f.rtt.rto());
+                ctx.arm(at, flow as u32);
+            }
+        }
+        let mut newly_sacked = 0;
+        for b in pkt.tcp.sack.as_slice() {
+            let (start, end) = (b.start.max(f.una), b.end.min(f.high_rx));
+            if start < end {
+                newly_sacked += f.sacked.insert(SeqRange::new(start, end));
+            }
+        }
+        let mut dupack = None;
+        if !advanced && f.high_rx > f.una && (pkt.tcp.sack.is_empty() || newly_sacked > 0) {
+            f.dupacks += 1;
+            self.stats.duplicate_acks += 1;
+            if f.dupacks >= self.p.dupthresh {
+                dupack = Some(DupAck { flow: f.flow, hole: ack });
+            }
+        }
+        if f.ack_point > f.last_ack {
+            self.send_ack(ctx, flow);
+        } else if self.window_reopened(flow) {
+            self.stats.window_updates += 1;
+            self.send_ack(ctx, flow);
+        }
+        dupack
+    }
+
+    /// Whether freed cache should be announced: the window the server last heard left it less
+    /// than one MSS beyond what has arrived, the fresh one leaves at least one MSS, and the right
+    /// edge moves by at least `window_update`.
+    fn window_reopened(&self, flow: usize) -> bool {
+        let f = &self.flows[flow];
+        let edge = f.ack_point + (self.p.cache - f.cached);
+        let last_edge = f.last_ack + f.last_window;
+        last_edge.saturating_sub(f.high_rx) < f.mss
+            && edge.saturating_sub(f.high_rx) >= f.mss
+            && edge >= last_edge + self.p.window_update
+    }
+
+    /// Sends the server an ACK of everything the proxy holds, with the free cache as window.
+    fn send_ack(&mut self, ctx: &mut ProcCtx, flow: usize) {
+        let f = &mut self.flows[flow];
+        let window = self.p.cache - f.cached;
+        let mut sack = SackBlocks::default();
+        for &r in f.above.as_slice().iter().take(f.max_sack_blocks) {
+            sack.push(r);
+        }
+        let tcp = TcpHeader { ack: f.ack_point, window, flags: TcpFlags::ACK, sack, ..Default::default() };
+        let id = ctx.packets.alloc(Packet {
+            flow: f.flow,
+            src: f.mobile,
+            dst: f.server,
+            to: Side::Sender,
+            size: TCP_IP_HEADER_BYTES + sack.option_bytes(),
+            tcp,
+            sent_at: ctx.now,
+            first_sent_at: ctx.now,
+        });
+        ctx.send(id);
+        f.last_ack = f.ack_point;
+        f.last_window = window;
+        self.stats.early_acks += 1;
+    }
+
+    /// Handles an event of the retransmission timer `token`; returns the flow whose timer
+    /// expired with data cached (the policy then acts and re-arms).
+    pub fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) -> Option<FlowId> {
+        let f = self.flows.get_mut(token as usize)?;
+        match f.timer.fire(ctx.now) {
+            Fired::Expired if !f.segments.is_empty() => {
+                self.stats.timer_expiries += 1;
+                Some(f.flow)
+            }
+            Fired::Rearm(at) => {
+                ctx.arm(Some(at), token);
+                None
+            }
+            Fired::Expired | Fired::Nothing => None,
+        }
+    }
+
+    /// Re-arms `flow`'s timer for one RTO from now.
+    pub fn rearm(&mut self, ctx: &mut ProcCtx, flow: FlowId) {
+        let f = &mut self.flows[flow.0 as usize];
+        let at = f.timer.set(ctx.now + f.rtt.rto());
+        ctx.arm(at, flow.0);
+    }
+
+    /// Doubles `flow`'s RTO (RFC 6298 §5.5) and re-arms the timer.
+    pub fn back_off(&mut self, ctx: &mut ProcCtx, flow: FlowId) {
+        self.flows[flow.0 as usize].rtt.back_off();
+        self.rearm(ctx, flow);
+    }
+
+    /// The mobile's cumulative ACK.
+    pub fn una(&self, flow: FlowId) -> u64 {
+        self.flows[flow.0 as usize].una
+    }
+
+    /// About one round trip to the mobile: SRTT, or the RTO before the first sample.
+    pub fn round_trip(&self, flow: FlowId) -> Duration {
+        let rtt = &self.flows[flow.0 as usize].rtt;
+        rtt.srtt().unwrap_or_else(|| rtt.rto())
+    }
+
+    pub fn last_repair(&self, flow: FlowId) -> Option<Repair> {
+        self.flows[flow.0 as usize].repair
+    }
+
+    /// Records that the policy repaired `hole` now; the duplicate-ACK count starts again.
+    pub fn note_repair(&mut self, flow: FlowId, hole: u64, now: SimTime) {
+        let f = &mut self.flows[flow.0 as usize];
+        f.repair = Some(Repair { hole, at: now });
+        f.dupacks = 0;
+    }
+
+    /// Retransmits the cached segment holding byte `seq` (unless the mobile SACKed it); returns
+    /// whether it did. `first`: ahead of what waits at the next hop.
+    pub fn retransmit_at(&mut self, ctx: &mut ProcCtx, flow: FlowId, seq: u64, first: bool) -> bool {
+        let f = &self.flows[flow.0 as usize];
+        let i = f.index_after(seq);
+        match f.segments.get(i) {
+            Some(s) if s.seq <= seq && !f.sacked.covers(SeqRange::new(s.seq, s.end())) => {
+                self.retransmit(ctx, flow, i, first);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Retransmits, in sequence order, up to `n` cached segments that end after `from`, skipping
+    /// those the mobile has SACKed; returns how many it sent.
+    pub fn retransmit_from(
+        &mut self,
+        ctx: &mut ProcCtx,
+        flow: FlowId,
+        from: u64,
+        n: u32,
+        first: bool,
+    ) -> u32 {
+        let mut i = self.flows[flow.0 as usize].index_after(from);
+        let mut sent = 0;
+        while sent < n {
+            let f = &self.flows[flow.0 as usize];
+            let Some(s) = f.segments.get(i) else { break };
+            if !f.sacked.covers(SeqRange::new(s.seq, s.end())) {
+                self.retransmit(ctx, flow, i, first);
+                sent += 1;
+            }
+            i += 1;
+        }
+        sent
+    }
+
+    fn retransmit(&mut self, ctx: &mut ProcCtx, flow: FlowId, i: usize, first: bool) {
+        let f = &mut self.flows[flow.0 as usize];
+        let s = &mut f.segments[i];
+        s.retransmitted = true;
+        s.sent_at = ctx.now;
+        let tcp = TcpHeader { seq: s.seq, len: s.len, flags: TcpFlags::ACK, ..Default::default() };
+        let id = ctx.packets.alloc(Packet {
+            flow: f.flow,
+            src: f.server,
+            dst: f.mobile,
+            to: Side::Receiver,
+            size: TCP_IP_HEADER_BYTES + s.len,
+            tcp,
+            sent_at: ctx.now,
+            first_sent_at: s.first_sent_at,
+        });
+        if first {
+            ctx.send_first(id);
+        } else {
+            ctx.send(id);
+        }
+        self.stats.retransmitted_segments += 1;
+        self.retransmitted_since_sample += 1;
+    }
+
+    /// Time-series columns of the ack management.
+    pub fn columns() -> [&'static str; 3] {
+        ["cache_bytes", "window_bytes", "retransmitted_segments"]
+    }
+
+    /// Payload cached now; sum over the flows that have sent data of the window last advertised
+    /// to their server; segments retransmitted since the previous row.
+    pub fn sample(&mut self, row: &mut Vec<f64>) {
+        let window: u64 = self.flows.iter().filter(|f| f.seen_data).map(|f| f.last_window).sum();
+        row.push(self.stats.cache_bytes as f64);
+        row.push(window as f64);
+        row.push(self.retransmitted_since_sample as f64);
+        self.retransmitted_since_sample = 0;
+    }
+
+    /// The counters as a JSON object, to which a policy adds its own.
+    pub fn summary(&self) -> Map<String, Value> {
+        let s = &self.stats;
+        let value = json!({
+            "cache_limit_bytes": self.p.cache,
+            "data_segments": s.data_segments,
+            "segments_cached": s.segments_cached,
+            "duplicate_segments": s.duplicate_segments,
+            "uncached_segments": s.uncached_segments,
+            "uncached_bytes": s.uncached_bytes,
+            "early_acks": s.early_acks,
+            "window_updates": s.window_updates,
+            "handshake_windows": s.handshake_windows,
+            "acks_consumed": s.acks_consumed,
+            "acks_passed": s.acks_passed,
+            "duplicate_acks": s.duplicate_acks,
+            "retransmitted_segments": s.retransmitted_segments,
+            "timer_expiries": s.timer_expiries,
+            "rtt_samples": s.rtt_samples,
+            "peak_cache_bytes": s.peak_cache_bytes,
+        });
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!("json! of an object literal"),
+        }
+    }
+}
+
+/// A hand-driven [`ProcCtx`] for the processors' unit tests: server node 0, proxy node 1,
+/// mobile node 2, one flow with a 1000-byte MSS.
+#[cfg(test)]
+pub(crate) mod harness {
+    use super::*;
+    use crate::event::{DirId, Event};
+    use crate::net::any_direction::AnyDirection;
+    use crate::net::link::{Direction, Impairments};
+    use crate::net::PacketArena;
+    use crate::proxy::config::RadioLinkInfo;
+    use crate::proxy::{Control, Emit, PacketProcessor};
+    use crate::sim::{EventQueue, Rng};
+    use crate::transport::tcp::TcpConfig;
+    use crate::units::BufferLimit;
+
+    pub const SERVER: NodeId = NodeId(0);
+    pub const PROXY: NodeId = NodeId(1);
+    pub const MOBILE: NodeId = NodeId(2);
+    pub const MSS: u64 = 1000;
+
+    pub fn flows() -> Vec<FlowInfo> {
+        let tcp = TcpConfig { mss: Bytes(MSS), ..TcpConfig::default() };
+        vec![FlowInfo { id: FlowId(0), src: SERVER, dst: MOBILE, tcp }]
+    }
+
+    pub fn radio_links() -> Vec<RadioLinkInfo> {
+        vec![RadioLinkInfo { name: "radio".into(), downlink: DirId(0), lowest_rate_bps: 1_000_000 }]
+    }
+
+    pub fn env<'a>(flows: &'a [FlowInfo], links: &'a [RadioLinkInfo]) -> ProcessorEnv<'a> {
+        ProcessorEnv {
+            file: "test.toml",
+            field: "node[1].processors[0]".into(),
+            node: PROXY,
+            flows,
+            radio_links: links,
+        }
+    }
+
+    /// Cache parameters with defaults but the given cache size.
+    pub fn params(cache: u64) -> CacheParams {
+        CacheParams {
+            cache,
+            window_update: 2 * MSS,
+            dupthresh: 1,
+            min_rto: DEFAULT_MIN_RTO.0,
+            initial_rto: DEFAULT_INITIAL_RTO.0,
+            max_rto: DEFAULT_MAX_RTO.0,
+        }
+    }
+
+    /// A wired direction at rate 0 standing for the downlink's RLC: what it queues, it holds.
+    fn downlink() -> AnyDirection {
+        AnyDirection::Wired(Direction::new(
+            DirId(0),
+            PROXY,
+            MOBILE,
+            0,
+            Duration::from_millis(1),
+            BufferLimit::Packets(1000),
+            Impairments::default(),
+            Rng::for_component(1, "test"),
+        ))
+    }
+
+    pub struct Harness {
+        pub packets: PacketArena,
+        pub out: Vec<Emit>,
+        pub timers: Vec<(SimTime, u32)>,
+        pub controls: Vec<Control>,
+        pub dirs: Vec<AnyDirection>,
+        pub now: SimTime,
+    }
+
+    impl Harness {
+        pub fn new() -> Harness {
+            Harness {
+                packets: PacketArena::with_capacity(64),
+                out: Vec::new(),
+                timers: Vec::new(),
+                controls: Vec::new(),
+                dirs: vec![downlink()],
+                now: SimTime::ZERO,
+            }
+        }
+
+        pub fn with_ctx<R>(&mut self, f: impl FnOnce(&mut ProcCtx) -> R) -> R {
+            let mut ctx = ProcCtx {
+                now: self.now,
+                node: PROXY,
+                packets: &mut self.packets,
+                dirs: &self.dirs,
+                out: &mut self.out,
+                timers: &mut self.timers,
+                controls: &mut self.controls,
+            };
+            f(&mut ctx)
+        }
+
+        fn alloc(&mut self, src: NodeId, dst: NodeId, to: Side, tcp: TcpHeader) -> PacketId {
+            self.packets.alloc(Packet {
+                flow: FlowId(0),
+                src,
+                dst,
+                to,
+                size: TCP_IP_HEADER_BYTES + tcp.len + tcp.sack.option_bytes(),
+                tcp,
+                sent_at: self.now,
+                first_sent_at: self.now,
+            })
+        }
+
+        /// The server's data segment `k` (bytes k·MSS .. (k+1)·MSS).
+        pub fn data(&mut self, k: u64) -> PacketId {
+            let tcp = TcpHeader { seq: k * MSS, len: MSS as u32, flags: TcpFlags::ACK, ..Default::default() };
+            self.alloc(SERVER, MOBILE, Side::Receiver, tcp)
+        }
+
+        /// The mobile's ACK of `ack` bytes with SACK blocks `sack` (byte ranges).
+        pub fn ack(&mut self, ack: u64, sack: &[(u64, u64)]) -> PacketId {
+            let mut blocks = SackBlocks::default();
+            for &(s, e) in sack {
+                blocks.push(SeqRange::new(s, e));
+            }
+            let tcp =
+                TcpHeader { ack, window: 6 << 20, flags: TcpFlags::ACK, sack: blocks, ..Default::default() };
+            self.alloc(MOBILE, SERVER, Side::Sender, tcp)
+        }
+
+        /// A handshake packet with `flags` and `window` addressed to side `to`.
+        pub fn handshake(&mut self, to: Side, flags: TcpFlags, window: u64) -> PacketId {
+            let (src, dst) = if to == Side::Sender { (MOBILE, SERVER) } else { (SERVER, MOBILE) };
+            self.alloc(src, dst, to, TcpHeader { window, flags, ..Default::default() })
+        }
+
+        pub fn packet(&mut self, p: &mut dyn PacketProcessor, id: PacketId) -> Verdict {
+            self.with_ctx(|ctx| p.on_packet(ctx, id))
+        }
+
+        /// Fires timer `token` at `at`.
+        pub fn fire(&mut self, p: &mut dyn PacketProcessor, at: SimTime, token: u32) {
+            self.now = at;
+            self.with_ctx(|ctx| p.on_timer(ctx, token));
+        }
+
+        /// The latest deadline scheduled so far (the timer's pending event).
+        pub fn last_timer(&self) -> SimTime {
+            self.timers.last().expect("a timer was armed").0
+        }
+
+        /// Emitted packets with their priority flag, freed from the arena.
+        pub fn take(&mut self) -> Vec<(Packet, bool)> {
+            let out: Vec<Emit> = self.out.drain(..).collect();
+            out.into_iter()
+                .map(|e| {
+                    let p = *self.packets.get(e.pkt);
+                    self.packets.free(e.pkt);
+                    (p, e.first)
+                })
+                .collect()
+        }
+
+        /// Makes the downlink hold one packet (`true`) or nothing (`false`).
+        pub fn set_rlc_holding(&mut self, holding: bool) {
+            self.dirs[0] = downlink();
+            if holding {
+                let id = self.packets.alloc(Packet::for_test(100));
+                let mut q: EventQueue<Event> = EventQueue::new();
+                assert!(self.dirs[0].admit(&mut q, self.now, id, 100).is_ok());
+            }
+        }
+    }
+
+    /// Emitted packets addressed to the server (ACKs) / the mobile (retransmissions).
+    pub fn to_server(out: &[(Packet, bool)]) -> Vec<Packet> {
+        out.iter().filter(|(p, _)| p.dst == SERVER).map(|(p, _)| *p).collect()
+    }
+
+    pub fn to_mobile(out: &[(Packet, bool)]) -> Vec<(Packet, bool)> {
+        out.iter().filter(|(p, _)| p.dst == MOBILE).copied().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::harness::*;
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The ack management with a minimal policy: two segments from the hole on each duplicate
+    /// ACK, the first unacknowledged one on expiry.
+    struct Bare(AckManager);
+
+    impl crate::proxy::PacketProcessor for Bare {
+        fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+            let (verdict, dupack) = self.0.on_packet(ctx, pkt);
+            if let Some(d) = dupack {
+                self.0.retransmit_from(ctx, d.flow, d.hole, 2, true);
+            }
+            verdict
+        }
+        fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) {
+            if let Some(flow) = self.0.on_timer(ctx, token) {
+                let una = self.0.una(flow);
+                self.0.retransmit_from(ctx, flow, una, 1, false);
+                self.0.back_off(ctx, flow);
+            }
+        }
+        fn summary(&self) -> Value {
+            Value::Object(self.0.summary())
+        }
+    }
+
+    fn bare(cache: u64) -> Bare {
+        Bare(AckManager::new(params(cache), &flows()))
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // RangeSet
+
+    #[test]
+    fn test_rangeset_insert_merges_and_counts_new_bytes() {
+        let mut s = RangeSet::default();
+        assert_eq!(s.insert(SeqRange::new(10, 20)), 10);
+        assert_eq!(s.insert(SeqRange::new(30, 40)), 10);
+        assert_eq!(s.insert(SeqRange::new(15, 35)), 10, "only 20..30 is new");
+        assert_eq!(s.as_slice(), &[SeqRange::new(10, 40)]);
+        assert_eq!(s.insert(SeqRange::new(40, 45)), 5, "adjacent ranges merge");
+        assert_eq!(s.as_slice(), &[SeqRange::new(10, 45)]);
+        assert_eq!(s.insert(SeqRange::new(50, 60)), 10);
+        assert!(s.covers(SeqRange::new(12, 45)));
+        assert!(!s.covers(SeqRange::new(40, 52)));
+        assert!(s.overlaps(SeqRange::new(44, 50)));
+        assert!(!s.overlaps(SeqRange::new(45, 50)));
+        s.remove_below(52);
+        assert_eq!(s.as_slice(), &[SeqRange::new(52, 60)]);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Data from the server
+
+    #[test]
+    fn test_data_is_cached_passed_and_early_acked() {
+        let mut h = Harness::new();
+        let mut p = bare(10 * MSS);
+        let id = h.data(0);
+        assert_eq!(h.packet(&mut p, id), Verdict::Pass);
+        assert_eq!(h.packets.get(id).tcp.seq, 0, "the data packet itself goes on untouched");
+        let out = h.take();
+        assert_eq!(out.len(), 1);
+        let (ack, first) = out[0];
+        assert!(!first);
+        assert_eq!((ack.src, ack.dst, ack.to), (MOBILE, SERVER, Side::Sender));
+        assert_eq!(ack.tcp.flags, TcpFlags::ACK);
+        assert_eq!(ack.tcp.ack, MSS);
+        assert_eq!(ack.tcp.window, 9 * MSS, "the free cache");
+        assert_eq!(ack.size, TCP_IP_HEADER_BYTES);
+        assert_eq!(p.0.stats.cache_bytes, MSS);
+        assert_eq!(h.timers.len(), 1, "the retransmission timer runs");
+        assert_eq!(h.last_timer(), SimTime::ZERO + DEFAULT_INITIAL_RTO.0);
+    }
+
+    #[test]
+    fn test_data_above_a_hole_is_sacked_not_acked() {
+        let mut h = Harness::new();
+        let mut p = bare(10 * MSS);
+        for k in [0, 2, 3] {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        let acks = to_server(&h.take());
+        assert_eq!(acks[2].tcp.ack, MSS, "byte 1000 has not arrived");
+        assert_eq!(acks[2].tcp.sack.as_slice(), &[SeqRange::new(2 * MSS, 4 * MSS)]);
+        assert_eq!(acks[2].tcp.window, 7 * MSS);
+        let id = h.data(1);
+        h.packet(&mut p, id);
+        let acks = to_server(&h.take());
+        assert_eq!(acks[0].tcp.ack, 4 * MSS, "the hole filled: everything is held");
+        assert!(acks[0].tcp.sack.is_empty());
+    }
+
+    #[test]
+    fn test_duplicate_data_is_consumed_and_answered() {
+        let mut h = Harness::new();
+        let mut p = bare(10 * MSS);
+        for k in 0..3 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        h.take();
+        let id = h.data(1);
+        let live = h.packets.live();
+        assert_eq!(h.packet(&mut p, id), Verdict::Consumed);
+        assert_eq!(h.packets.live(), live, "freed the duplicate, allocated one ACK");
+        let acks = to_server(&h.take());
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].tcp.ack, 3 * MSS);
+        assert_eq!(p.0.stats.cache_bytes, 3 * MSS, "not cached twice");
+        assert_eq!(p.0.stats.duplicate_segments, 1);
+        // Below the mobile's ACK (freed from the cache): still a duplicate.
+        let id = h.ack(2 * MSS, &[]);
+        h.packet(&mut p, id);
+        let id = h.data(0);
+        assert_eq!(h.packet(&mut p, id), Verdict::Consumed);
+        assert_eq!(p.0.stats.cache_bytes, MSS);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Handshake
+
+    #[test]
+    fn test_handshake_passes_with_the_mobile_window_clamped() {
+        let mut h = Harness::new();
+        let mut p = bare(10 * MSS);
+        let syn = h.handshake(Side::Receiver, TcpFlags::SYN, 1 << 30);
+        assert_eq!(h.packet(&mut p, syn), Verdict::Pass);
+        assert_eq!(h.packets.get(syn).tcp.window, 1 << 30, "the server's SYN is untouched");
+        let syn_ack = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 6 << 20);
+        assert_eq!(h.packet(&mut p, syn_ack), Verdict::Pass);
+        assert_eq!(h.packets.get(syn_ack).tcp.window, 10 * MSS);
+        let small = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 3 * MSS);
+        h.packet(&mut p, small);
+        assert_eq!(h.packets.get(small).tcp.window, 3 * MSS, "a smaller window is kept");
+        // A download: the mobile's SYN is clamped, its handshake ACK passes (no data yet).
+        let syn = h.handshake(Side::Sender, TcpFlags::SYN, 6 << 20);
+        h.packet(&mut p, syn);
+        assert_eq!(h.packets.get(syn).tcp.window, 10 * MSS);
+        let hs_ack = h.ack(0, &[]);
+        assert_eq!(h.packet(&mut p, hs_ack), Verdict::Pass);
+        assert!(h.take().is_empty());
+        assert_eq!(p.0.stats.acks_passed, 1);
+        assert_eq!(p.0.stats.handshake_windows, 3);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // ACKs from the mobile, flow control
+
+    #[test]
+    fn test_mobile_ack_frees_the_cache_and_is_consumed() {
+        let mut h = Harness::new();
+        let mut p = bare(10 * MSS);
+        for k in 0..4 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        h.take();
+        h.now = SimTime::ZERO + Duration::from_millis(30);
+        let id = h.ack(2 * MSS, &[]);
+        let live = h.packets.live();
+        assert_eq!(h.packet(&mut p, id), Verdict::Consumed);
+        assert_eq!(h.packets.live(), live - 1, "the ACK was freed");
+        assert!(h.take().is_empty(), "the server has room: nothing to tell it");
+        assert_eq!(p.0.stats.cache_bytes, 2 * MSS);
+        assert_eq!(p.0.stats.acks_consumed, 1);
+        let f = &p.0.flows[0];
+        assert_eq!(f.rtt.srtt(), Some(Duration::from_millis(30)), "proxy→mobile RTT sampled");
+        assert_eq!(h.last_timer(), h.now + f.rtt.rto(), "timer restarted on progress");
+        let id = h.ack(4 * MSS, &[]);
+        h.packet(&mut p, id);
+        assert!(!p.0.flows[0].timer.is_armed(), "timer stopped with the cache empty");
+    }
+
+    #[test]
+    fn test_full_cache_closes_the_window_and_freed_space_reopens_it() {
+        let mut h = Harness::new();
+        let mut p = bare(4 * MSS);
+        for k in 0..4 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        let acks = to_server(&h.take());
+        assert_eq!(acks.iter().map(|a| a.tcp.window).collect::<Vec<_>>(), [3000, 2000, 1000, 0]);
+        // One segment freed: the edge moves by less than `window_update` (2 MSS).
+        let id = h.ack(MSS, &[]);
+        h.packet(&mut p, id);
+        assert!(h.take().is_empty());
+        let id = h.ack(3 * MSS, &[]);
+        h.packet(&mut p, id);
+        let acks = to_server(&h.take());
+        assert_eq!(acks.len(), 1, "a window update");
+        assert_eq!(acks[0].tcp.ack, 4 * MSS, "the last early ACK again");
+        assert_eq!(acks[0].tcp.window, 3 * MSS);
+        assert_eq!(p.0.stats.window_updates, 1);
+        // The server now has room: freeing more sends nothing.
+        let id = h.ack(4 * MSS, &[]);
+        h.packet(&mut p, id);
+        assert!(h.take().is_empty());
+    }
+
+    #[test]
+    fn test_full_cache_forwards_uncached_and_loses_no_byte() {
+        let mut h = Harness::new();
+        let mut p = bare(2 * MSS);
+        for k in 0..2 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        h.take();
+        // The server ignores the closed window (as its first flight may).
+        let id = h.data(2);
+        assert_eq!(h.packet(&mut p, id), Verdict::Pass, "forwarded, not dropped");
+        assert_eq!(h.packets.get(id).tcp.seq, 2 * MSS);
+        assert!(h.take().is_empty(), "not acknowledged: the server keeps it");
+        assert_eq!(p.0.stats.uncached_segments, 1);
+        assert_eq!(p.0.stats.cache_bytes, 2 * MSS);
+        // Segment 3 fits once the mobile frees the cache; it lies above the uncached hole.
+        let id = h.ack(2 * MSS, &[]);
+        h.packet(&mut p, id);
+        h.take();
+        let id = h.data(3);
+        h.packet(&mut p, id);
+        let acks = to_server(&h.take());
+        assert_eq!(acks[0].tcp.ack, 2 * MSS, "the uncached segment is not acknowledged");
+        assert_eq!(acks[0].tcp.sack.as_slice(), &[SeqRange::new(3 * MSS, 4 * MSS)]);
+        // The mobile acknowledges it: now the proxy may tell the server.
+        let id = h.ack(4 * MSS, &[]);
+        h.packet(&mut p, id);
+        let acks = to_server(&h.take());
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].tcp.ack, 4 * MSS);
+        assert_eq!(acks[0].tcp.window, 2 * MSS);
+    }
+
+    #[test]
+    fn test_duplicate_ack_definition() {
+        let mut h = Harness::new();
+        let mut p = bare(10 * MSS);
+        for k in 0..5 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        h.take();
+        let dup = |h: &mut Harness, p: &mut Bare, ack, sack: &[(u64, u64)]| {
+            let id = h.ack(ack, sack);
+            h.with_ctx(|ctx| p.0.on_packet(ctx, id)).1
+        };
+        assert_eq!(dup(&mut h, &mut p, MSS, &[]), None, "advancing ACK");
+        let hole = Some(DupAck { flow: FlowId(0), hole: MSS });
+        assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 3000)]), hole);
+        assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 3000)]), None, "no newly SACKed byte");
+        assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 4000)]), hole);
+        assert_eq!(dup(&mut h, &mut p, MSS, &[]), hole, "without SACK: RFC 5681");
+        assert_eq!(dup(&mut h, &mut p, 0, &[]), None, "an old ACK");
+        assert_eq!(p.0.stats.duplicate_acks, 3);
+    }
+
+    #[test]
+    fn test_stale_timer_events_are_ignored() {
+        let mut h = Harness::new();
+        let mut p = bare(10 * MSS);
+        for k in 0..2 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        let first = h.last_timer();
+        assert_eq!(first, SimTime::ZERO + Duration::from_secs(1));
+        // A 900 ms sample: RTO = 900 + 4·450 ms = 2.7 s, so the deadline moves later (3.6 s)
+        // and no new event is scheduled.
+        h.now = SimTime::ZERO + Duration::from_millis(900);
+        let id = h.ack(MSS, &[]);
+        h.packet(&mut p, id);
+        h.take();
+        assert_eq!(h.timers.len(), 1);
+        h.fire(&mut p, first, 0);
+        assert_eq!(p.0.stats.timer_expiries, 0, "the event at 1 s is early");
+        assert_eq!(h.last_timer(), SimTime::ZERO + Duration::from_millis(3600), "re-armed");
+        assert!(h.take().is_empty());
+        h.fire(&mut p, SimTime::ZERO + Duration::from_millis(3600), 0);
+        assert_eq!(p.0.stats.timer_expiries, 1);
+        assert_eq!(seqs_to_mobile(&h.take()), [1]);
+    }
+
+    fn seqs_to_mobile(out: &[(Packet, bool)]) -> Vec<u64> {
+        to_mobile(out).iter().map(|(p, _)| p.tcp.seq / MSS).collect()
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Invariants under random arrival orders, losses and ACKs
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// The server's segment `k` reaches the proxy; the radio loses it if `lost`.
+        Arrive { k: u64, lost: bool },
+        /// The mobile acknowledges what it holds.
+        MobileAck,
+        /// The retransmission timer's pending events fire.
+        Timer,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u64..24, prop::bool::weighted(0.2)).prop_map(|(k, lost)| Op::Arrive { k, lost }),
+            2 => Just(Op::MobileAck),
+            1 => Just(Op::Timer),
+        ]
+    }
+
+    /// The mobile's cumulative ACK and SACK blocks (most recent not tracked: lowest first).
+    fn mobile_state(got: &[bool]) -> (u64, Vec<(u64, u64)>) {
+        let una = got.iter().position(|g| !g).unwrap_or(got.len()) as u64;
+        let mut blocks = Vec::new();
+        let mut k = una as usize;
+        while k < got.len() && blocks.len() < 3 {
+            if got[k] {
+                let start = k;
+                while k < got.len() && got[k] {
+                    k += 1;
+                }
+                blocks.push((start as u64 * MSS, k as u64 * MSS));
+            } else {
+                k += 1;
+            }
+        }
+        (una * MSS, blocks)
+    }
+
+    proptest! {
+        #[test]
+        fn test_early_acks_never_cover_unheld_data(ops in prop::collection::vec(op(), 1..120), cache_segs in 2u64..12) {
+            let mut h = Harness::new();
+            let mut p = bare(cache_segs * MSS);
+            let mut arrived = [false; 24];
+            let mut got = [false; 24];
+            let mut acked_by_mobile = 0u64;
+            let mut pending: Vec<(SimTime, u32)> = Vec::new();
+            let mut clock = SimTime::ZERO;
+            for op in ops {
+                clock += Duration::from_millis(1);
+                if let Op::Timer = op {
+                    if let Some(&(at, _)) = pending.iter().min() {
+                        clock = clock.max(at);
+                    }
+                }
+                // Timer events due by now fire first, each at its own time.
+                loop {
+                    pending.append(&mut h.timers);
+                    pending.sort();
+                    match pending.first() {
+                        Some(&(at, token)) if at <= clock => {
+                            pending.remove(0);
+                            h.fire(&mut p, at, token);
+                        }
+                        _ => break,
+                    }
+                }
+                h.now = clock;
+                let mut consumed_dup = None;
+                match op {
+                    Op::Arrive { k, lost } => {
+                        let was = arrived[k as usize];
+                        let id = h.data(k);
+                        let verdict = h.packet(&mut p, id);
+                        arrived[k as usize] = true;
+                        match verdict {
+                            Verdict::Pass => {
+                                if !lost {
+                                    got[k as usize] = true;
+                                }
+                                h.packets.free(id);
+                            }
+                            Verdict::Consumed => consumed_dup = Some((k, was)),
+                        }
+                    }
+                    Op::MobileAck => {
+                        let (una, sack) = mobile_state(&got);
+                        let id = h.ack(una, &sack);
+                        h.packet(&mut p, id);
+                        acked_by_mobile = acked_by_mobile.max(una);
+                    }
+                    Op::Timer => {}
+                }
+                pending.append(&mut h.timers);
+                // No byte lost: only data the proxy had already received is consumed, and only
+                // if the proxy holds it or the mobile has acknowledged it.
+                if let Some((k, was)) = consumed_dup {
+                    prop_assert!(was, "segment {} consumed on its first arrival", k);
+                    let held = p.0.flows[0].segments.iter().any(|s| s.seq == k * MSS);
+                    prop_assert!(held || (k + 1) * MSS <= acked_by_mobile, "segment {} dropped", k);
+                }
+                let f = &p.0.flows[0];
+                for (pkt, _) in h.take() {
+                    if pkt.dst == MOBILE {
+                        // A retransmission reaches the mobile.
+                        got[(pkt.tcp.seq / MSS) as usize] = true;
+                        continue;
+                    }
+                    // Every byte below the ACK is acknowledged by the mobile or cached.
+                    for k in 0..pkt.tcp.ack.div_ceil(MSS) {
+                        let cached = f.segments.iter().any(|s| s.seq == k * MSS);
+                        prop_assert!(arrived[k as usize], "ACK {} covers segment {} never received", pkt.tcp.ack, k);
+                        prop_assert!(cached || (k + 1) * MSS <= acked_by_mobile,
+                            "ACK {} covers segment {} neither cached nor acknowledged", pkt.tcp.ack, k);
+                    }
+                    for b in pkt.tcp.sack.as_slice() {
+                        for k in b.start / MSS..b.end.div_ceil(MSS) {
+                            prop_assert!(f.segments.iter().any(|s| s.seq == k * MSS), "SACK of uncached segment {}", k);
+                        }
+                    }
+                    prop_assert!(pkt.tcp.window <= cache_segs * MSS - f.cached, "window above the free cache");
+                    prop_assert_eq!(pkt.tcp.window, cache_segs * MSS - f.cached);
+                }
+                prop_assert!(f.cached <= cache_segs * MSS);
+                prop_assert_eq!(f.cached, f.segments.iter().map(|s| s.len as u64).sum::<u64>());
+            }
+        }
+    }
+}
