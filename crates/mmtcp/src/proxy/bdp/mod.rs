@@ -1,16 +1,287 @@
-//! Cross-layer BDP proxy (seed 001 §III). Being written.
+//! Cross-layer bandwidth-delay-product proxy (seed 001: Drago et al., "QoS Provisioning in
+//! 60 GHz Communications by Physical and Transport Layer Coordination", IEEE MASS 2019, §III).
+//!
+//! The AP reports its downlink's MCS and rate R whenever the MCS changes; the proxy knows each
+//! flow's minimum RTT T and sets the flow's congestion window C (§III-A):
+//!
+//! ```text
+//!   reactive:   C = R · T                                   (on every report)
+//!   proactive:  C = R · T, but after an MCS drop ≥ mcs_drop within `window`:
+//!               C = R_lowest · T for a TTR, then a gradual increase back to R · T;
+//!               C = 0 while the link is in outage
+//! ```
+//!
+//! [`policy`] is that state machine, pure. Two deployments carry C to a TCP sender (§III):
+//! [`control`] (private network: a control message sets the server's window; T measured
+//! passively by [`rtt_probe`]) and [`split`] (the proxy terminates the connection and sets its
+//! own sender's window). Dup-ACK and RTO handling stay with the TCP sender in both: the proxy
+//! only sets the window.
+//!
+//! Choices where the seed is silent (details in `docs/models/bdp-proxy.md`): the report reaches
+//! the proxy `report_delay` after the MCS change (default 1 ms) and a control message the server
+//! `control_delay` later (default 1 ms); C is floored at one MSS except for the proactive
+//! outage's C = 0; the window is also recomputed when a flow's measured T goes down; nothing is
+//! set before both R and T are known; "gradual" is `ramp_steps` equal steps `ramp_step` apart;
+//! "still bad" after a TTR is defined in [`policy`].
+
+pub mod control;
+pub mod policy;
+pub mod processor;
+pub mod rtt_probe;
+pub mod split;
+#[cfg(test)]
+mod test_net;
 
 use crate::error::InputError;
 use crate::proxy::config::ProcessorEnv;
 use crate::proxy::PacketProcessor;
+use crate::sim::Duration;
+use crate::units::Time;
+use processor::BdpProxy;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BdpConfig {}
+/// `policy`: which policy of seed 001 §III-A.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyKind {
+    /// C = R·T on every report.
+    #[default]
+    Reactive,
+    /// C = R·T with a conservative mode after MCS drops and a stop during outages.
+    Proactive,
+}
+
+impl PolicyKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Reactive => "reactive",
+            PolicyKind::Proactive => "proactive",
+        }
+    }
+}
+
+/// `deployment`: how the window reaches a TCP sender (seed 001 §III).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeploymentKind {
+    /// Packets pass; a control message pins the server's window after `control_delay`.
+    #[default]
+    Control,
+    /// The proxy terminates the connection and pins its own sender's window.
+    Split,
+}
+
+impl DeploymentKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeploymentKind::Control => "control",
+            DeploymentKind::Split => "split",
+        }
+    }
+}
+
+/// `processors = [{ kind = "bdp", ... }]`. Every key has a default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BdpConfig {
+    /// `"reactive"` (default) or `"proactive"`.
+    pub policy: PolicyKind,
+    /// `"control"` (default) or `"split"`.
+    pub deployment: DeploymentKind,
+    /// The link with the radio stack whose downlink reports drive the proxy; may be left out
+    /// when the scenario has only one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    /// AP → proxy report delay. The seed says only that the AP reports on every MCS (BDP)
+    /// change; default 1 ms, a wired hop inside a private network. Allowed 0 s to 1 s.
+    pub report_delay: Time,
+    /// Control deployment: proxy → server control-message delay. Default 1 ms; 0 s to 1 s.
+    pub control_delay: Time,
+    /// A fixed minimum RTT T instead of the measured one (1 µs to 10 s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_rtt: Option<Time>,
+    /// Proactive: the span an MCS drop must fit in. Seed 001: 150 ms. 1 µs to 10 s.
+    pub window: Time,
+    /// Proactive: MCS indices a drop must span. Seed 001: 2. 1 to 31.
+    pub mcs_drop: u8,
+    /// Proactive: time to recover, the length of conservative mode. Seed 001: 0.8 s. 1 µs to 60 s.
+    pub ttr: Time,
+    /// Proactive: time between the steps of the gradual increase after the TTR. Default 50 ms
+    /// (about one RTT of seed 001's topology: 2 × 20 ms wired plus the radio hop). 1 µs to 10 s.
+    pub ramp_step: Time,
+    /// Proactive: equal steps from the conservative window to the BDP; the first is taken when
+    /// the TTR ends, so the full BDP comes (`ramp_steps` − 1) × `ramp_step` later. Default 4;
+    /// 1 (straight back to the BDP) to 1000.
+    pub ramp_steps: u32,
+}
+
+impl Default for BdpConfig {
+    fn default() -> Self {
+        BdpConfig {
+            policy: PolicyKind::Reactive,
+            deployment: DeploymentKind::Control,
+            link: None,
+            report_delay: Time(Duration::from_millis(1)),
+            control_delay: Time(Duration::from_millis(1)),
+            min_rtt: None,
+            window: Time(Duration::from_millis(150)),
+            mcs_drop: 2,
+            ttr: Time(Duration::from_millis(800)),
+            ramp_step: Time(Duration::from_millis(50)),
+            ramp_steps: 4,
+        }
+    }
+}
 
 impl BdpConfig {
+    /// Range checks and the radio link, then the processor.
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {
-        Err(env.error("kind", "\"bdp\" is not available yet"))
+        self.validate(env)?;
+        let link = env.radio_link(self.link.as_deref())?;
+        if !env.flows.iter().any(|f| f.src != env.node && f.dst != env.node) {
+            return Err(env.error(
+                "kind",
+                "a bdp proxy must sit on a node between a flow's server and UE; this node is an end of every flow",
+            ));
+        }
+        Ok(Box::new(BdpProxy::new(self, env, link)))
+    }
+
+    fn validate(&self, env: &ProcessorEnv) -> Result<(), InputError> {
+        let range = |key: &str, t: Time, min: Duration, max: Duration| {
+            if t.0 < min || t.0 > max {
+                Err(env.error(key, format!("{t} is out of range; allowed {} to {}", Time(min), Time(max))))
+            } else {
+                Ok(())
+            }
+        };
+        let us = Duration::from_micros(1);
+        range("report_delay", self.report_delay, Duration::ZERO, Duration::from_secs(1))?;
+        range("control_delay", self.control_delay, Duration::ZERO, Duration::from_secs(1))?;
+        if let Some(t) = self.min_rtt {
+            range("min_rtt", t, us, Duration::from_secs(10))?;
+        }
+        range("window", self.window, us, Duration::from_secs(10))?;
+        range("ttr", self.ttr, us, Duration::from_secs(60))?;
+        range("ramp_step", self.ramp_step, us, Duration::from_secs(10))?;
+        if !(1..=31).contains(&self.mcs_drop) {
+            return Err(env.error("mcs_drop", format!("{} is out of range; allowed 1 to 31", self.mcs_drop)));
+        }
+        if !(1..=1000).contains(&self.ramp_steps) {
+            return Err(
+                env.error("ramp_steps", format!("{} is out of range; allowed 1 to 1000", self.ramp_steps))
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::DirId;
+    use crate::net::{FlowId, NodeId};
+    use crate::proxy::config::{FlowInfo, ProcessorConfig, RadioLinkInfo};
+    use crate::transport::tcp::TcpConfig;
+
+    fn flows() -> Vec<FlowInfo> {
+        vec![FlowInfo { id: FlowId(0), src: NodeId(0), dst: NodeId(3), tcp: TcpConfig::default() }]
+    }
+
+    fn links() -> Vec<RadioLinkInfo> {
+        vec![RadioLinkInfo { name: "ap-ue".into(), downlink: DirId(4), lowest_rate_bps: 125_000_000 }]
+    }
+
+    fn env<'a>(flows: &'a [FlowInfo], links: &'a [RadioLinkInfo], node: u32) -> ProcessorEnv<'a> {
+        ProcessorEnv {
+            file: "s.toml",
+            field: "node[1].processors[0]".into(),
+            node: NodeId(node),
+            flows,
+            radio_links: links,
+        }
+    }
+
+    fn parse(text: &str) -> Result<BdpConfig, String> {
+        match toml::from_str::<ProcessorConfig>(text).map_err(|e| e.to_string())? {
+            ProcessorConfig::Bdp(c) => Ok(c),
+            other => Err(format!("not bdp: {other:?}")),
+        }
+    }
+
+    #[test]
+    fn test_config_defaults_are_the_seed_values() {
+        let c = parse("kind = \"bdp\"").unwrap();
+        assert_eq!(c, BdpConfig::default());
+        assert_eq!(c.policy, PolicyKind::Reactive);
+        assert_eq!(c.deployment, DeploymentKind::Control);
+        assert_eq!(c.window.0, Duration::from_millis(150));
+        assert_eq!(c.mcs_drop, 2);
+        assert_eq!(c.ttr.0, Duration::from_millis(800));
+        let c = parse("kind = \"bdp\"\npolicy = \"proactive\"\ndeployment = \"split\"\nmin_rtt = \"30ms\"")
+            .unwrap();
+        assert_eq!((c.policy, c.deployment), (PolicyKind::Proactive, DeploymentKind::Split));
+        assert_eq!(c.min_rtt, Some(Time(Duration::from_millis(30))));
+        // The resolved form reads back to the same values.
+        let text = toml::to_string(&ProcessorConfig::Bdp(c.clone())).unwrap();
+        assert_eq!(parse(&text).unwrap(), c);
+    }
+
+    #[test]
+    fn test_config_unknown_keys_and_values_are_rejected() {
+        assert!(parse("kind = \"bdp\"\nttr_s = 1").unwrap_err().contains("ttr_s"));
+        assert!(parse("kind = \"bdp\"\npolicy = \"predictive\"").unwrap_err().contains("predictive"));
+        assert!(parse("kind = \"bdp\"\nttr = 0.8").unwrap_err().contains("needs a unit"));
+    }
+
+    #[test]
+    fn test_config_ranges_name_the_key() {
+        let (flows, links) = (flows(), links());
+        let env = env(&flows, &links, 1);
+        let cases = [
+            (
+                "report_delay = \"2s\"",
+                "node[1].processors[0].report_delay: 2s is out of range; allowed 0s to 1s",
+            ),
+            ("control_delay = \"1.5s\"", "control_delay: 1.5s is out of range; allowed 0s to 1s"),
+            ("min_rtt = \"0s\"", "min_rtt: 0s is out of range; allowed 1us to 10s"),
+            ("window = \"0s\"", "window: 0s is out of range"),
+            ("ttr = \"61s\"", "ttr: 61s is out of range; allowed 1us to 60s"),
+            ("ramp_step = \"0s\"", "ramp_step: 0s is out of range"),
+            ("mcs_drop = 0", "mcs_drop: 0 is out of range; allowed 1 to 31"),
+            ("ramp_steps = 0", "ramp_steps: 0 is out of range; allowed 1 to 1000"),
+        ];
+        for (line, message) in cases {
+            let c = parse(&format!("kind = \"bdp\"\n{line}")).unwrap();
+            let err = c.build(&env).err().unwrap().to_string();
+            assert!(err.contains(message), "{line}: {err}");
+        }
+        assert!(parse("kind = \"bdp\"\nreport_delay = \"0s\"").unwrap().build(&env).is_ok());
+    }
+
+    #[test]
+    fn test_build_needs_a_radio_link_and_a_node_between_the_ends() {
+        let flows = flows();
+        let err = BdpConfig::default().build(&env(&flows, &[], 1)).err().unwrap().to_string();
+        assert!(err.contains("link: this processor needs a link with the radio stack"), "{err}");
+        let links = links();
+        let c = BdpConfig { link: Some("wifi".into()), ..BdpConfig::default() };
+        let err = c.build(&env(&flows, &links, 1)).err().unwrap().to_string();
+        assert!(err.contains("no link with the radio stack named \"wifi\"; those are: ap-ue"), "{err}");
+        let err = BdpConfig::default().build(&env(&flows, &links, 0)).err().unwrap().to_string();
+        assert!(err.contains("kind: a bdp proxy must sit on a node between"), "{err}");
+        let proxy = BdpConfig::default().build(&env(&flows, &links, 1)).unwrap();
+        assert_eq!(proxy.reports_from(), Some(DirId(4)), "the named link's downlink");
+        assert_eq!(
+            proxy.columns(),
+            [
+                "mode",
+                "rate_bps",
+                "target_rate_bps",
+                "flow0.window_bytes",
+                "flow0.bdp_bytes",
+                "flow0.min_rtt_ms"
+            ]
+        );
     }
 }

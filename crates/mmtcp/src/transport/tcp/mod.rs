@@ -12,8 +12,10 @@
 //! teardown (a flow ends with the simulation or when a download's last byte is delivered); no
 //! Nagle (the sender behaves as with TCP_NODELAY); no D-SACK, no RACK/TLP, no undo of spurious
 //! retransmissions, no PRR (cwnd is set to ssthresh on entering recovery, RFC 6675 §5); the
-//! receiving application reads in-order data at once; no zero-window probing (the window can only
-//! close while out-of-order data is held, and the retransmission timer covers that case).
+//! receiving application reads in-order data at once unless it sets a read limit (a split
+//! proxy's relay, [`TcpReceiver::set_read_limit`]); no zero-window probing (the window closes
+//! while out-of-order data is held, which the retransmission timer covers, or at a read limit,
+//! whose raising sends a window update).
 
 pub mod config;
 pub mod intervals;

@@ -8,6 +8,12 @@
 //! changed other blocks. The window advertised is the free receive buffer: the application reads
 //! in-order data at once, so the buffer holds only out-of-order data, and data beyond
 //! `rcv_nxt + receive_buffer` is dropped.
+//!
+//! An application that cannot take everything at once (the relay of a split proxy, which writes
+//! what it reads into a sender with a bounded send buffer) sets a read limit
+//! ([`TcpReceiver::set_read_limit`]): the window then never reaches beyond the limit, data beyond
+//! it is dropped like data beyond the buffer, and raising the limit announces the reopened window
+//! with a window update.
 
 use super::intervals::IntervalSet;
 use super::{Endpoint, Opener, TcpConfig, TcpCtx, TcpTimer};
@@ -40,6 +46,8 @@ pub struct ReceiverStats {
     /// Segments dropped because they lay beyond the receive buffer.
     pub buffer_drops: u64,
     pub acks_sent: u64,
+    /// ACKs sent only to announce a window reopened by [`TcpReceiver::set_read_limit`].
+    pub window_updates: u64,
     /// One-way delay of delivered data: delivery to the application minus first transmission
     /// (picoseconds), one sample per segment.
     pub owd: LogHistogram,
@@ -71,6 +79,10 @@ pub struct TcpReceiver {
     unacked_segments: u32,
     delack_timer: Timer,
     syn_timer: Timer,
+    /// Sequence number below which the application takes bytes (`None`: it takes all at once).
+    read_limit: Option<u64>,
+    /// Right edge of the window last advertised (`ack + window` of the last segment sent).
+    advertised_edge: u64,
     pub stats: ReceiverStats,
 }
 
@@ -95,6 +107,8 @@ impl TcpReceiver {
             unacked_segments: 0,
             delack_timer: Timer::default(),
             syn_timer: Timer::default(),
+            read_limit: None,
+            advertised_edge: 0,
             stats: ReceiverStats::default(),
         }
     }
@@ -107,6 +121,38 @@ impl TcpReceiver {
     /// Bytes held out of order.
     pub fn buffered(&self) -> u64 {
         self.ooo.covered()
+    }
+
+    /// The window this receiver advertises now: the free receive buffer, and no further than the
+    /// read limit.
+    pub fn window(&self) -> u64 {
+        let free = self.receive_buffer - self.ooo.covered();
+        match self.read_limit {
+            Some(limit) => free.min(limit.saturating_sub(self.rcv_nxt)),
+            None => free,
+        }
+    }
+
+    /// The application takes only bytes below sequence number `limit` (a relay whose output
+    /// buffer is full); the limit may only grow. The advertised window never reaches beyond it,
+    /// and data beyond it is dropped like data beyond the buffer, so the application never
+    /// receives more than it can take. When the window the sender last heard of is at most half
+    /// the buffer and the new one is at least twice as large and at least one segment, an ACK
+    /// announces it at once (a window update, Linux's `tcp_cleanup_rbuf` rule; the segment
+    /// minimum is RFC 1122 §4.2.3.3 receiver-side SWS avoidance). There is no zero-window
+    /// probing: a lost window update while the sender has nothing in flight stalls the flow.
+    pub fn set_read_limit(&mut self, ctx: &mut TcpCtx, limit: u64) {
+        debug_assert!(self.read_limit.is_none_or(|old| limit >= old), "read limit moved back");
+        self.read_limit = Some(limit);
+        if self.hs != Handshake::Established {
+            return;
+        }
+        let known = self.advertised_edge.saturating_sub(self.rcv_nxt);
+        let window = self.window();
+        if 2 * known <= self.receive_buffer && window >= 2 * known && window >= self.mss as u64 {
+            self.stats.window_updates += 1;
+            self.send_ack(ctx);
+        }
     }
 
     /// The flow starts: a receiver that opens the connection sends its SYN.
@@ -150,7 +196,8 @@ impl TcpReceiver {
             self.stats.duplicate_segments += 1;
             return self.send_ack(ctx);
         }
-        if seg.end > self.rcv_nxt + self.receive_buffer {
+        let edge = self.read_limit.map_or(u64::MAX, |limit| limit.max(self.rcv_nxt));
+        if seg.end > (self.rcv_nxt + self.receive_buffer).min(edge) {
             self.stats.buffer_drops += 1;
             return self.send_ack(ctx);
         }
@@ -277,7 +324,8 @@ impl TcpReceiver {
 
     fn send(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
         let sack = if flags == TcpFlags::ACK { self.sack_blocks() } else { SackBlocks::default() };
-        let window = self.receive_buffer - self.ooo.covered();
+        let window = self.window();
+        self.advertised_edge = self.rcv_nxt + window;
         let tcp = TcpHeader { ack: self.rcv_nxt, window, flags, sack, ..Default::default() };
         ctx.emit(self.ends, Side::Sender, tcp, ctx.now);
     }
@@ -338,6 +386,18 @@ mod tests {
                 timers: &mut self.timers,
             };
             self.rx.on_packet(&mut ctx, &pkt);
+            self.out.drain(..).map(|id| self.packets.get(id).tcp).collect()
+        }
+
+        /// Sets the read limit to `limit` segments; returns the ACKs sent.
+        fn read_limit(&mut self, limit: u64) -> Vec<TcpHeader> {
+            let mut ctx = TcpCtx {
+                now: self.now,
+                packets: &mut self.packets,
+                out: &mut self.out,
+                timers: &mut self.timers,
+            };
+            self.rx.set_read_limit(&mut ctx, limit * MSS as u64);
             self.out.drain(..).map(|id| self.packets.get(id).tcp).collect()
         }
     }
@@ -428,5 +488,45 @@ mod tests {
         assert!(acks[0].sack.is_empty());
         h.segment(3);
         assert_eq!(h.rx.buffered(), MSS as u64);
+    }
+
+    // --- read limit (an application that takes bytes only as far as it can pass them on) ---
+
+    #[test]
+    fn test_read_limit_caps_the_window_and_drops_data_beyond_it() {
+        let mut h = Harness::new(false, 100 * MSS as u64);
+        assert!(h.read_limit(4).is_empty(), "no window update before the connection carries data");
+        let acks = h.segment(0);
+        assert_eq!(acks[0].ack + acks[0].window, 4 * MSS as u64, "right edge at the limit, not the buffer");
+        let acks = h.segment(4); // bytes 4000..5000 lie beyond the limit
+        assert_eq!(h.rx.stats.buffer_drops, 1);
+        assert!(acks[0].sack.is_empty(), "dropped data is not SACKed");
+        h.segment(3);
+        assert_eq!(h.rx.buffered(), MSS as u64, "data below the limit is held out of order");
+        let acks = h.segment(1);
+        assert_eq!(acks[0].window, 2 * MSS as u64, "the right edge stays at the limit");
+        h.segment(2);
+        assert_eq!(h.rx.rcv_nxt(), 4 * MSS as u64);
+        assert_eq!(h.rx.window(), 0, "closed at the limit");
+    }
+
+    #[test]
+    fn test_read_limit_raised_sends_a_window_update_when_the_window_doubles() {
+        let mut h = Harness::new(true, 100 * MSS as u64);
+        h.read_limit(2);
+        h.segment(0);
+        let acks = h.segment(1);
+        assert_eq!((acks[0].ack, acks[0].window), (2 * MSS as u64, 0), "window closed");
+        assert_eq!(h.read_limit(2).len(), 0, "an unchanged limit announces nothing");
+        let acks = h.read_limit(3);
+        assert_eq!(acks.len(), 1, "the window reopened by a segment: update");
+        assert_eq!((acks[0].ack, acks[0].window), (2 * MSS as u64, MSS as u64));
+        assert_eq!(h.rx.stats.window_updates, 1);
+        let acks = h.read_limit(6);
+        assert_eq!(acks.len(), 1, "4 segments after 1: doubled");
+        assert_eq!(acks[0].window, 4 * MSS as u64);
+        assert!(h.read_limit(9).is_empty(), "7 segments after 4: less than double, no update");
+        assert_eq!(h.read_limit(10).len(), 1, "8 segments after 4");
+        assert_eq!(h.rx.stats.window_updates, 3);
     }
 }
