@@ -46,6 +46,8 @@ impl ProcessorConfig {
 #[derive(Clone, Debug)]
 pub struct FlowInfo {
     pub id: FlowId,
+    /// The flow's name (time-series columns).
+    pub name: String,
     /// The data sender's node.
     pub src: NodeId,
     /// The data receiver's node.

@@ -741,7 +741,7 @@ pub(crate) mod harness {
 
     pub fn flows() -> Vec<FlowInfo> {
         let tcp = TcpConfig { mss: Bytes(MSS), ..TcpConfig::default() };
-        vec![FlowInfo { id: FlowId(0), src: SERVER, dst: MOBILE, tcp }]
+        vec![FlowInfo { id: FlowId(0), name: "flow0".into(), src: SERVER, dst: MOBILE, tcp }]
     }
 
     pub fn radio_links() -> Vec<RadioLinkInfo> {

@@ -415,6 +415,7 @@ fn build_processors(
         .enumerate()
         .map(|(i, f)| FlowInfo {
             id: FlowId(i as u32),
+            name: f.name.clone(),
             src: node_ids[f.from.as_str()],
             dst: node_ids[f.to.as_str()],
             tcp: f.transport.tcp.clone(),

@@ -185,7 +185,13 @@ mod tests {
     use crate::transport::tcp::TcpConfig;
 
     fn flows() -> Vec<FlowInfo> {
-        vec![FlowInfo { id: FlowId(0), src: NodeId(0), dst: NodeId(3), tcp: TcpConfig::default() }]
+        vec![FlowInfo {
+            id: FlowId(0),
+            name: "flow0".into(),
+            src: NodeId(0),
+            dst: NodeId(3),
+            tcp: TcpConfig::default(),
+        }]
     }
 
     fn links() -> Vec<RadioLinkInfo> {

@@ -52,8 +52,10 @@ impl Deployment {
 }
 
 /// What the proxy knows and last did about one flow.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct FlowWindow {
+    /// The flow's name (column names).
+    pub name: String,
     /// The flow's segment size: the smallest window short of stopping it.
     pub mss: u64,
     /// The flow has an end on the proxy's node: its packets never cross the proxy.
@@ -110,6 +112,7 @@ impl BdpProxy {
             .flows
             .iter()
             .map(|f| FlowWindow {
+                name: f.name.clone(),
                 mss: f.tcp.mss.0,
                 local: f.src == env.node || f.dst == env.node,
                 window: None,
@@ -239,13 +242,11 @@ impl PacketProcessor for BdpProxy {
     fn columns(&self) -> Vec<String> {
         let mut names: Vec<String> =
             ["mode", "rate_bps", "target_rate_bps"].iter().map(|s| s.to_string()).collect();
-        for (f, fw) in self.flows.iter().enumerate() {
-            if fw.local {
-                continue;
-            }
-            names.extend(["window_bytes", "bdp_bytes", "min_rtt_ms"].map(|m| format!("flow{f}.{m}")));
+        for fw in self.flows.iter().filter(|fw| !fw.local) {
+            let f = &fw.name;
+            names.extend(["window_bytes", "bdp_bytes", "min_rtt_ms"].map(|m| format!("{f}.{m}")));
             if let Deployment::Split(_) = self.deployment {
-                names.extend(["inner_cwnd_bytes", "relay_bytes"].map(|m| format!("flow{f}.{m}")));
+                names.extend(["inner_cwnd_bytes", "relay_bytes"].map(|m| format!("{f}.{m}")));
             }
         }
         names

@@ -24,7 +24,7 @@ pub const LOWEST_RATE: u64 = 125_000_000;
 
 /// The proxy `cfg` describes on node 1, for flow 0 from the server to the UE.
 pub fn proxy(cfg: &BdpConfig, tcp: &TcpConfig) -> BdpProxy {
-    let flows = [FlowInfo { id: FlowId(0), src: SERVER, dst: UE, tcp: tcp.clone() }];
+    let flows = [FlowInfo { id: FlowId(0), name: "flow0".into(), src: SERVER, dst: UE, tcp: tcp.clone() }];
     let links = [RadioLinkInfo { name: "ap-ue".into(), downlink: DirId(0), lowest_rate_bps: LOWEST_RATE }];
     let env =
         ProcessorEnv { file: "test", field: "p".into(), node: PROXY, flows: &flows, radio_links: &links };
