@@ -5,6 +5,8 @@ seeds with its 95 % CI (seed 002 Fig. 5 and 6).
 - `rate.png`: in-order goodput at the mobile's application (seed 002's "rate");
 - `delivery_ratio.png`: segments delivered to the application ÷ segments that reached the
   mobile's TCP, duplicates included (seed 002's "delivery ratio").
+
+One panel per RLC buffer size (the seed does not state it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from matplotlib.figure import Figure
 
 CHANNEL = "link.air.radio.channel"
 PROXY = "node.bs.processors"
+BUFFER = "link.air.radio.rlc.buffer"
 SCHEMES = [
     ("tcp", "TCP NewReno", "tab:red"),
     ("pep", "PEP", "tab:orange"),
@@ -45,32 +48,43 @@ def draw(points: list[dict[str, Any]], out_dir: Path, title: str) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     seeds = max((p["runs"] for p in points), default=0)
     paths = []
+    buffers = sorted({str(p["overrides"].get(BUFFER, "")) for p in points}, key=_megabytes)
     for metric, scale, ylabel, name in [
         ("flows.tcp.goodput_bps", 1e-6, "rate (Mbit/s)", "rate.png"),
         ("flows.tcp.delivery_ratio", 1.0, "delivery ratio", "delivery_ratio.png"),
     ]:
-        figure = Figure(figsize=(7, 4.5), layout="constrained")
-        axes = figure.subplots()
-        for key, label, colour in SCHEMES:
-            mine = sorted((p for p in points if scheme(p) == key), key=nlos_seconds)
-            xs, ys, errors = [], [], []
-            for p in mine:
-                stats = p["metrics"].get(metric)
-                if stats and stats["mean"] is not None:
-                    xs.append(nlos_seconds(p))
-                    ys.append(stats["mean"] * scale)
-                    errors.append((stats["ci95"] or 0.0) * scale)
-            if xs:
-                axes.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=label, color=colour)
-        axes.set_xlabel("NLOS duration (s)")
-        axes.set_ylabel(ylabel)
-        axes.grid(True, alpha=0.3)
-        axes.legend()
+        figure = Figure(figsize=(5.5 * len(buffers), 4.5), layout="constrained")
+        panels = figure.subplots(1, len(buffers), squeeze=False)[0]
+        for axes, buffer in zip(panels, buffers, strict=True):
+            mine = [p for p in points if str(p["overrides"].get(BUFFER, "")) == buffer]
+            for key, label, colour in SCHEMES:
+                line = sorted((p for p in mine if scheme(p) == key), key=nlos_seconds)
+                xs, ys, errors = [], [], []
+                for p in line:
+                    stats = p["metrics"].get(metric)
+                    if stats and stats["mean"] is not None:
+                        xs.append(nlos_seconds(p))
+                        ys.append(stats["mean"] * scale)
+                        errors.append((stats["ci95"] or 0.0) * scale)
+                if xs:
+                    axes.errorbar(
+                        xs, ys, yerr=errors, marker="o", capsize=3, label=label, color=colour
+                    )
+            axes.set_title(f"RLC buffer {buffer}" if buffer else "")
+            axes.set_xlabel("NLOS duration (s)")
+            axes.set_ylabel(ylabel)
+            axes.grid(True, alpha=0.3)
+            axes.legend()
         figure.suptitle(f"{title} (mean and 95 % CI over {seeds} seeds)")
         path = out_dir / name
         figure.savefig(path, dpi=120)
         paths.append(path)
     return paths
+
+
+def _megabytes(text: str) -> float:
+    digits = "".join(c for c in text if c.isdigit() or c == ".")
+    return float(digits) if digits else 0.0
 
 
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:

@@ -92,7 +92,8 @@ impl Pep {
     }
 
     fn on_dupack(&mut self, ctx: &mut ProcCtx, d: DupAck) {
-        if self.acks.last_repair(d.flow).is_some_and(|r| r.hole == d.hole) {
+        let round_trip = self.acks.round_trip(d.flow);
+        if self.acks.last_repair(d.flow).is_some_and(|r| r.hole == d.hole && ctx.now < r.at + round_trip) {
             self.dupacks_ignored += 1;
             return;
         }
