@@ -7,8 +7,9 @@
 //!
 //! - on the `dupthresh`-th duplicate ACK from the mobile (default 1: seed 002 §I, "the PEP
 //!   retransmits only one packet when the corresponding duplicated Ack arrives"), the one cached
-//!   segment the ACK names — the one holding the ACK number — is retransmitted, once per hole;
-//!   later duplicates of the same hole are left to the timer;
+//!   segment the ACK names — the one holding the ACK number — is retransmitted; further
+//!   duplicates of the same hole repeat it only once a round trip (SRTT) has passed, the guard
+//!   mmPEP uses too, so that the two differ only in what they send;
 //! - on timer expiry the first unacknowledged cached segment (not SACKed by the mobile) is
 //!   retransmitted and the timer backs off (RFC 6298 §5.5), whatever the RLC buffer holds: the
 //!   redundant retransmissions seed 002 §IV blames for PEP's low delivery ratio.
@@ -202,6 +203,7 @@ mod tests {
         let mut h = Harness::new();
         let mut p = pep(20 * MSS, 1);
         fill(&mut h, &mut p, 8);
+        h.now = SimTime::ZERO + Duration::from_millis(2);
         let id = h.ack(2 * MSS, &[]);
         assert_eq!(h.packet(&mut p, id), Verdict::Consumed);
         assert!(h.take().is_empty());
@@ -219,22 +221,29 @@ mod tests {
         assert_eq!(seg.first_sent_at, SimTime::ZERO, "first transmission time kept");
         assert_eq!(seg.sent_at, h.now);
         assert_eq!(seg.size, crate::net::TCP_IP_HEADER_BYTES + MSS as u32);
-        // More duplicates of the same hole: nothing more.
+        // More duplicates of the same hole within a round trip (SRTT 2 ms): nothing more.
+        h.now = SimTime::ZERO + Duration::from_micros(6_900);
         let id = h.ack(2 * MSS, &[(5 * MSS, 6 * MSS), (3 * MSS, 4 * MSS)]);
         h.packet(&mut p, id);
         assert!(h.take().is_empty());
-        // A new hole is repaired again.
-        let id = h.ack(4 * MSS, &[(5 * MSS, 6 * MSS)]);
+        // A round trip after the repair the hole is still open: repaired again.
+        h.now = SimTime::ZERO + Duration::from_millis(7);
+        let id = h.ack(2 * MSS, &[(5 * MSS, 7 * MSS), (3 * MSS, 4 * MSS)]);
         h.packet(&mut p, id);
+        let rtx = to_mobile(&h.take());
+        assert_eq!(rtx.iter().map(|(s, _)| s.tcp.seq).collect::<Vec<_>>(), [2 * MSS]);
+        // A new hole is repaired at once.
         let id = h.ack(4 * MSS, &[(5 * MSS, 7 * MSS)]);
+        h.packet(&mut p, id);
+        let id = h.ack(4 * MSS, &[(5 * MSS, 8 * MSS)]);
         h.packet(&mut p, id);
         let rtx = to_mobile(&h.take());
         assert_eq!(rtx.iter().map(|(s, _)| s.tcp.seq).collect::<Vec<_>>(), [4 * MSS]);
         let s = p.summary();
-        assert_eq!(s["dupack_retransmissions"], 2);
+        assert_eq!(s["dupack_retransmissions"], 3);
         assert_eq!(s["dupacks_ignored"], 1);
-        assert_eq!(s["retransmitted_segments"], 2);
-        assert_eq!(s["acks_consumed"], 5);
+        assert_eq!(s["retransmitted_segments"], 3);
+        assert_eq!(s["acks_consumed"], 6);
     }
 
     #[test]
