@@ -20,9 +20,9 @@ CHANNEL = "link.air.radio.channel"
 PROXY = "node.bs.processors"
 BUFFER = "link.air.radio.rlc.buffer"
 SCHEMES = [
-    ("tcp", "TCP NewReno", "tab:red"),
-    ("pep", "PEP", "tab:orange"),
-    ("mmpep", "mmPEP", "tab:blue"),
+    ("tcp", "TCP NewReno", "tab:red", "-"),
+    ("pep", "PEP", "tab:orange", "--"),
+    ("mmpep", "mmPEP", "tab:blue", ":"),
 ]
 
 
@@ -57,7 +57,7 @@ def draw(points: list[dict[str, Any]], out_dir: Path, title: str) -> list[Path]:
         panels = figure.subplots(1, len(buffers), squeeze=False)[0]
         for axes, buffer in zip(panels, buffers, strict=True):
             mine = [p for p in points if str(p["overrides"].get(BUFFER, "")) == buffer]
-            for key, label, colour in SCHEMES:
+            for key, label, colour, style in SCHEMES:
                 line = sorted((p for p in mine if scheme(p) == key), key=nlos_seconds)
                 xs, ys, errors = [], [], []
                 for p in line:
@@ -68,7 +68,14 @@ def draw(points: list[dict[str, Any]], out_dir: Path, title: str) -> list[Path]:
                         errors.append((stats["ci95"] or 0.0) * scale)
                 if xs:
                     axes.errorbar(
-                        xs, ys, yerr=errors, marker="o", capsize=3, label=label, color=colour
+                        xs,
+                        ys,
+                        yerr=errors,
+                        marker="o",
+                        capsize=3,
+                        label=label,
+                        color=colour,
+                        linestyle=style,
                     )
             axes.set_title(f"RLC buffer {buffer}" if buffer else "")
             axes.set_xlabel("NLOS duration (s)")
