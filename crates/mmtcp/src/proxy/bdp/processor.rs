@@ -289,7 +289,7 @@ impl PacketProcessor for BdpProxy {
             .filter(|(f, fw)| !fw.local && self.deployment.is_managed(*f))
             .map(|(f, fw)| {
                 let mut v = json!({
-                    "flow": f,
+                    "flow": fw.name,
                     "window_bytes": fw.window,
                     "bdp_bytes": fw.bdp,
                     "min_rtt_ms": fw.rtt.map(|t| t.as_millis_f64()),
