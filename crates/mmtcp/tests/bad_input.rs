@@ -228,3 +228,133 @@ fn processors_have_a_known_kind() {
     assert!(e.field.starts_with("node[1].processors[0]"), "{e}");
     assert!(e.message.contains("mmpep") && e.message.contains("bdp"), "{e}");
 }
+
+/// server —(wired)— bs —(radio stack "air")— ue, with `processors` on bs.
+fn proxied(processors: &str) -> String {
+    format!(
+        r#"
+[[node]]
+name = "server"
+[[node]]
+name = "bs"
+processors = {processors}
+[[node]]
+name = "ue"
+[[link]]
+between = ["server", "bs"]
+rate = "1Gbps"
+[[link]]
+name = "air"
+between = ["bs", "ue"]
+kind = "radio"
+[link.radio]
+channel = {{ kind = "constant", sinr_db = 20.0 }}
+[[flow]]
+from = "server"
+to = "ue"
+"#
+    )
+}
+
+#[test]
+fn a_proxied_scenario_is_valid() {
+    for p in [
+        r#"[{ kind = "pep" }]"#,
+        r#"[{ kind = "mmpep", link = "air" }, { kind = "bdp", policy = "proactive" }]"#,
+    ] {
+        let source =
+            ScenarioSource::Toml { text: proxied(p), name: "ok.toml".into(), base_dir: PathBuf::new() };
+        validate(&source, &RunOptions::default()).unwrap_or_else(|e| panic!("{p}: {e}"));
+    }
+}
+
+#[test]
+fn processor_errors_name_the_processor_and_key() {
+    let cases: Vec<(String, &str, &str)> = vec![
+        // A link that does not exist, or has no radio stack: the radio links are listed.
+        (
+            proxied(r#"[{ kind = "mmpep", link = "nope" }]"#),
+            "node[1].processors[0].link",
+            "no link with the radio stack named \"nope\"; those are: air",
+        ),
+        (
+            proxied(r#"[{ kind = "bdp", link = "server-bs" }]"#),
+            "node[1].processors[0].link",
+            "no link with the radio stack named \"server-bs\"; those are: air",
+        ),
+        (
+            proxied(r#"[{ kind = "pep" }, { kind = "bdp", link = "server-bs" }]"#),
+            "node[1].processors[1].link",
+            "\"server-bs\"",
+        ),
+        // No radio stack anywhere.
+        (
+            BASE.replace("name = \"ue\"", "name = \"ue\"\nprocessors = [{ kind = \"mmpep\" }]"),
+            "node[1].processors[0].link",
+            "needs a link with the radio stack",
+        ),
+        // A bdp proxy on the server, an end of every flow.
+        (
+            proxied("[]")
+                .replace("name = \"server\"", "name = \"server\"\nprocessors = [{ kind = \"bdp\" }]"),
+            "node[0].processors[0].kind",
+            "must sit on a node between a flow's server and UE",
+        ),
+        // Two of a kind on one node.
+        (
+            proxied(r#"[{ kind = "pep" }, { kind = "mmpep" }, { kind = "pep", cache = "1MB" }]"#),
+            "node[1].processors[2].kind",
+            "\"pep\" is already on node \"bs\"; each kind at most once per node",
+        ),
+        // Out-of-range keys.
+        (
+            proxied(r#"[{ kind = "mmpep", epsilon = 0.7 }]"#),
+            "node[1].processors[0].epsilon",
+            "0.7 is out of range; allowed strictly between 0 and 0.5",
+        ),
+        (proxied(r#"[{ kind = "pep", cache = "1KB" }]"#), "node[1].processors[0].cache", "too small"),
+        (proxied(r#"[{ kind = "mmpep", beta = 0 }]"#), "node[1].processors[0].beta", "allowed 1 to 10000"),
+        (
+            proxied(r#"[{ kind = "bdp", policy = "proactive", ttr = "61s" }]"#),
+            "node[1].processors[0].ttr",
+            "61s is out of range; allowed 1us to 60s",
+        ),
+        (
+            proxied(r#"[{ kind = "bdp", report_delay = "2s" }]"#),
+            "node[1].processors[0].report_delay",
+            "allowed 0s to 1s",
+        ),
+        (proxied(r#"[{ kind = "bdp", mcs_drop = 0 }]"#), "node[1].processors[0].mcs_drop", "allowed 1 to 31"),
+    ];
+    for (text, field, needle) in cases {
+        let e = check(&text);
+        assert_eq!(e.field, field, "{e}");
+        assert!(e.message.contains(needle), "{needle:?} not in {e}");
+        assert!(e.to_string().starts_with(&format!("bad.toml: {field}: ")), "{e}");
+    }
+}
+
+/// Errors found while reading a processor's table (unknown keys, values of the wrong type or
+/// form) name the key too, like the range checks above and like every other table's errors.
+#[test]
+fn processor_value_errors_name_the_key() {
+    let cases = [
+        (r#"[{ kind = "pep", alpha = 1.0 }]"#, "alpha", "unknown key \"alpha\""),
+        (r#"[{ kind = "bdp", policy = "predictive" }]"#, "policy", "predictive"),
+        (r#"[{ kind = "bdp", deployment = "inline" }]"#, "deployment", "inline"),
+        (r#"[{ kind = "mmpep", min_rto = 0.2 }]"#, "min_rto", "a time needs a unit"),
+        (r#"[{ kind = "pep", cache = 5 }]"#, "cache", "a size needs a unit"),
+        (r#"[{ kind = "mmpep", epsilon = "small" }]"#, "epsilon", "small"),
+        (r#"[{ kind = "bdp", ttr = "soon" }]"#, "ttr", "\"soon\" is not a time"),
+        (r#"[{ kind = "bdp", ramp_steps = -1 }]"#, "ramp_steps", "-1"),
+    ];
+    let mut wrong = Vec::new();
+    for (processors, key, needle) in cases {
+        let e = check(&proxied(processors));
+        assert!(e.message.contains(needle), "{needle:?} not in {e}");
+        if e.field != format!("node[1].processors[0].{key}") {
+            wrong.push(e.to_string());
+        }
+    }
+    assert!(wrong.is_empty(), "errors without their key:\n{}", wrong.join("\n"));
+}

@@ -31,6 +31,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The counter is global: tests that read it run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A rate-capped flow well below the bottleneck: no loss, so the steady state is pure
 /// forwarding and ACK processing. `last_hop` is the body of the b–c link.
 fn scenario(duration: &str, last_hop: &str) -> String {
@@ -78,6 +81,7 @@ fn allocations_and_packets(duration: &str, last_hop: &str) -> (u64, u64) {
 
 #[test]
 fn doubling_the_packets_does_not_double_the_allocations() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for last_hop in [WIRED, RADIO] {
         check(last_hop);
     }
@@ -93,4 +97,77 @@ fn check(last_hop: &str) {
         extra_allocs < 50,
         "{extra_allocs} more allocations for {extra_packets} more packets (short run: {short_allocs})"
     );
+}
+
+/// server a —(10 Gbit/s, 1 ms)— p —(10 Gbit/s, 4 ms)— b —(the radio stack of [`RADIO`], link
+/// reports every millisecond)— c, the same rate-capped flow, with `on_p` and `on_b` as the
+/// processors of p and b.
+fn proxied(duration: &str, on_p: &str, on_b: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{duration}"
+[[node]]
+name = "a"
+[[node]]
+name = "p"
+processors = {on_p}
+[[node]]
+name = "b"
+processors = {on_b}
+[[node]]
+name = "c"
+[[link]]
+between = ["a", "p"]
+rate = "10Gbps"
+delay = "1ms"
+[[link]]
+between = ["p", "b"]
+rate = "10Gbps"
+delay = "4ms"
+[[link]]
+between = ["b", "c"]
+{RADIO}
+report = {{ mode = "periodic", period = "1ms" }}
+[[flow]]
+from = "a"
+to = "c"
+app = {{ kind = "bulk", rate_limit = "500Mbps" }}
+"#
+    )
+}
+
+fn allocations_and_packets_with(text: &str) -> (u64, u64, serde_json::Value) {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let out = run_toml(text);
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    (
+        after - before,
+        flow(&out)["segments_sent"].as_u64().unwrap(),
+        out.summary["processors"][0]["stats"].clone(),
+    )
+}
+
+/// The proxies' per-packet work allocates nothing in steady state either: mmPEP on the base
+/// station (cache, early ACKs, the mobile's ACKs consumed) and the BDP proxy's reactive control
+/// deployment next to the server (the passive RTT probe on every packet, a delayed report every
+/// millisecond).
+#[test]
+fn proxies_allocate_nothing_per_packet_in_steady_state() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for (on_p, on_b) in [("[]", r#"[{ kind = "mmpep" }]"#), (r#"[{ kind = "bdp", link = "b-c" }]"#, "[]")] {
+        let (short_allocs, short_packets, _) = allocations_and_packets_with(&proxied("2s", on_p, on_b));
+        let (long_allocs, long_packets, stats) = allocations_and_packets_with(&proxied("4s", on_p, on_b));
+        if on_p != "[]" {
+            assert!(stats["reports_applied"].as_u64().unwrap() > 3900, "{stats}");
+        }
+        let extra_packets = long_packets - short_packets;
+        let extra_allocs = long_allocs.saturating_sub(short_allocs);
+        assert!(extra_packets > 80_000, "{on_p} {on_b}: the longer run moved {extra_packets} more packets");
+        assert!(
+            extra_allocs < 50,
+            "{on_p} {on_b}: {extra_allocs} more allocations for {extra_packets} more packets (short run: \
+             {short_allocs}); {stats}"
+        );
+    }
 }
