@@ -144,6 +144,8 @@ pub struct World {
     proc_out: Vec<Emit>,
     proc_timers: Vec<(SimTime, u32)>,
     proc_controls: Vec<Control>,
+    /// While a run of packets sent "first" is admitted: per next hop, how many are queued.
+    run_queued: Vec<(DirId, usize)>,
 }
 
 impl World {
@@ -191,6 +193,7 @@ impl World {
             proc_out: Vec::with_capacity(64),
             proc_timers: Vec::with_capacity(8),
             proc_controls: Vec::with_capacity(8),
+            run_queued: Vec::with_capacity(4),
         };
         // Channels first, so that at t = 0 links have their rate before any packet.
         for c in 0..world.channels.len() {
@@ -307,31 +310,56 @@ impl World {
                 return;
             }
         }
-        self.deliver_or_forward(now, node, pkt, false);
+        self.deliver_or_forward(now, node, pkt);
     }
 
-    fn deliver_or_forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId, first: bool) {
+    fn deliver_or_forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId) {
         if self.packets.get(pkt).dst == node {
             self.deliver_local(now, pkt);
         } else {
-            self.forward(now, node, pkt, first);
+            self.forward(now, node, pkt);
         }
     }
 
-    /// Sends `pkt` from `node` toward its destination; `first` puts it ahead of what waits.
-    fn forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId, first: bool) {
+    /// Sends `pkt` from `node` toward its destination.
+    fn forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId) {
         let p = self.packets.get(pkt);
         let dir = self.routes.next_hop(node, p.dst).expect("routes are checked when the scenario is built");
         let size = p.size;
-        let d = &mut self.dirs[dir.0 as usize];
-        let admitted = if first {
-            d.admit_first(&mut self.queue, now, pkt, size)
-        } else {
-            d.admit(&mut self.queue, now, pkt, size)
-        };
-        if let Err(pkt) = admitted {
+        if let Err(pkt) = self.dirs[dir.0 as usize].admit(&mut self.queue, now, pkt, size) {
             self.drop_packet(pkt, dir, DropCause::QueueFull);
         }
+    }
+
+    /// Sends a run of packets a processor emitted "first" from `node`: each joins its next hop
+    /// ahead of the packets already waiting there and behind the run's earlier packets, so the
+    /// run leaves in the order emitted; when a queue runs out of room, the run's tail is dropped.
+    fn forward_first(&mut self, now: SimTime, node: NodeId, run: &[Emit]) {
+        let mut queued = std::mem::take(&mut self.run_queued);
+        queued.clear();
+        for e in run {
+            let p = self.packets.get(e.pkt);
+            if p.dst == node {
+                self.deliver_local(now, e.pkt);
+                continue;
+            }
+            let dir =
+                self.routes.next_hop(node, p.dst).expect("routes are checked when the scenario is built");
+            let size = p.size;
+            let slot = match queued.iter().position(|(d, _)| *d == dir) {
+                Some(i) => i,
+                None => {
+                    queued.push((dir, 0));
+                    queued.len() - 1
+                }
+            };
+            match self.dirs[dir.0 as usize].admit_at(&mut self.queue, now, e.pkt, size, queued[slot].1) {
+                Ok(true) => queued[slot].1 += 1,
+                Ok(false) => {}
+                Err(pkt) => self.drop_packet(pkt, dir, DropCause::QueueFull),
+            }
+        }
+        self.run_queued = queued;
     }
 
     // --------------------------------------------------------------------------------------------
@@ -367,18 +395,14 @@ impl World {
         }
         self.proc_controls = controls;
         let mut out = std::mem::take(&mut self.proc_out);
-        // Each packet sent "first" goes to the head of its queue; a run of them is admitted last to
-        // first so that they leave in the order the processor emitted them.
         let mut i = 0;
         while i < out.len() {
             if out[i].first {
                 let run = out[i..].iter().take_while(|e| e.first).count();
-                for e in out[i..i + run].iter().rev() {
-                    self.deliver_or_forward(now, node, e.pkt, true);
-                }
+                self.forward_first(now, node, &out[i..i + run]);
                 i += run;
             } else {
-                self.deliver_or_forward(now, node, out[i].pkt, false);
+                self.deliver_or_forward(now, node, out[i].pkt);
                 i += 1;
             }
         }
@@ -437,7 +461,7 @@ impl World {
         let mut out = std::mem::take(&mut self.out);
         for pkt in out.drain(..) {
             let src = self.packets.get(pkt).src;
-            self.forward(now, src, pkt, false);
+            self.forward(now, src, pkt);
         }
         self.out = out;
     }

@@ -97,17 +97,19 @@ impl AnyDirection {
         }
     }
 
-    /// Like [`Self::admit`], but ahead of the packets already waiting (priority).
-    pub fn admit_first(
+    /// Like [`Self::admit`], but at `position` among the packets waiting (0: the head): a
+    /// proxy's priority packets. `Ok(true)` if queued, `Ok(false)` if transmitted at once.
+    pub fn admit_at(
         &mut self,
         q: &mut EventQueue<Event>,
         now: SimTime,
         pkt: PacketId,
         size: u32,
-    ) -> Result<(), PacketId> {
+        position: usize,
+    ) -> Result<bool, PacketId> {
         match self {
-            AnyDirection::Wired(d) => d.admit_first(q, now, pkt, size),
-            AnyDirection::Radio(r) => r.admit_first(q, now, pkt, size),
+            AnyDirection::Wired(d) => d.admit_at(q, now, pkt, size, position),
+            AnyDirection::Radio(r) => r.admit_at(q, now, pkt, size, position),
         }
     }
 

@@ -90,13 +90,6 @@ pub struct Direction {
     pub stats: DirectionStats,
 }
 
-/// Where an admitted packet joins the queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
-    Back,
-    Front,
-}
-
 impl Direction {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -162,41 +155,44 @@ impl Direction {
         pkt: PacketId,
         size: u32,
     ) -> Result<(), PacketId> {
-        self.enqueue(q, now, pkt, size, Place::Back)
+        self.enqueue(q, now, pkt, size, None).map(|_| ())
     }
 
-    /// Like [`Self::admit`], but the packet goes ahead of every queued packet (it still waits
-    /// for the one being serialised).
-    pub fn admit_first(
+    /// Like [`Self::admit`], but the packet joins the queue at `position` (0: the head), ahead
+    /// of the packets waiting behind it. Returns whether it was queued (`false`: the idle
+    /// transmitter took it at once).
+    pub fn admit_at(
         &mut self,
         q: &mut EventQueue<Event>,
         now: SimTime,
         pkt: PacketId,
         size: u32,
-    ) -> Result<(), PacketId> {
-        self.enqueue(q, now, pkt, size, Place::Front)
+        position: usize,
+    ) -> Result<bool, PacketId> {
+        self.enqueue(q, now, pkt, size, Some(position))
     }
 
+    /// `position`: where in the queue (`None`: the tail). `Ok(false)`: transmitted at once.
     fn enqueue(
         &mut self,
         q: &mut EventQueue<Event>,
         now: SimTime,
         pkt: PacketId,
         size: u32,
-        place: Place,
-    ) -> Result<(), PacketId> {
+        position: Option<usize>,
+    ) -> Result<bool, PacketId> {
         if self.in_service.is_none() && self.queue.is_empty() && self.rate_bps > 0 {
             self.start(q, now, pkt, size);
-            return Ok(());
+            return Ok(false);
         }
         self.account(now);
-        let admitted = match place {
-            Place::Back => self.queue.push(pkt, size),
-            Place::Front => self.queue.push_front(pkt, size),
+        let admitted = match position {
+            None => self.queue.push(pkt, size),
+            Some(at) => self.queue.insert(at, pkt, size),
         };
         if admitted {
             self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.bytes());
-            Ok(())
+            Ok(true)
         } else {
             self.stats.drops_queue += 1;
             Err(pkt)

@@ -41,12 +41,12 @@ impl DropTailQueue {
         fits
     }
 
-    /// Puts the packet at the head, ahead of everything queued, unless that would exceed the
-    /// limit (the limit is the same drop-tail limit); `false` means dropped.
-    pub fn push_front(&mut self, pkt: PacketId, size: u32) -> bool {
+    /// Puts the packet at `position` (0: the head; beyond the end: the tail), unless that would
+    /// exceed the limit (the same drop-tail limit); `false` means dropped.
+    pub fn insert(&mut self, position: usize, pkt: PacketId, size: u32) -> bool {
         let fits = self.fits(size);
         if fits {
-            self.items.push_front((pkt, size));
+            self.items.insert(position.min(self.items.len()), (pkt, size));
             self.bytes += size as u64;
         }
         fits
@@ -100,14 +100,15 @@ mod tests {
     }
 
     #[test]
-    fn push_front_goes_ahead_under_the_same_limit() {
-        let mut q = DropTailQueue::new(BufferLimit::Packets(3));
+    fn insert_goes_ahead_under_the_same_limit() {
+        let mut q = DropTailQueue::new(BufferLimit::Packets(4));
         assert!(q.push(PacketId(0), 1500));
         assert!(q.push(PacketId(1), 1500));
-        assert!(q.push_front(PacketId(2), 100));
-        assert!(!q.push_front(PacketId(3), 100), "the limit holds for the head too");
-        assert_eq!(q.bytes(), 3100);
-        assert_eq!(q.pop(), Some((PacketId(2), 100)));
-        assert_eq!(q.pop(), Some((PacketId(0), 1500)));
+        assert!(q.insert(0, PacketId(2), 100));
+        assert!(q.insert(1, PacketId(3), 100), "behind the first, ahead of the rest");
+        assert!(!q.insert(0, PacketId(4), 100), "the limit holds for the head too");
+        assert_eq!(q.bytes(), 3200);
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|(p, _)| p.0).collect();
+        assert_eq!(order, vec![2, 3, 0, 1]);
     }
 }

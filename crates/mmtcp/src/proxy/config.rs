@@ -8,11 +8,15 @@ use super::PacketProcessor;
 use crate::error::InputError;
 use crate::event::DirId;
 use crate::net::{FlowId, NodeId};
+use crate::scenario::load::{nested, nested_error};
 use crate::transport::tcp::TcpConfig;
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 
-/// One processor of a node's chain, chosen by `kind`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One processor of a node's chain, chosen by `kind`. Deserialised by hand (below) so that an
+/// error inside the table names its key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ProcessorConfig {
     /// RFC 3135 early-ACK proxy that repairs one segment per duplicate ACK (seed 002's baseline).
@@ -21,6 +25,41 @@ pub enum ProcessorConfig {
     Mmpep(MmPepConfig),
     /// Seed 001's cross-layer proxy pinning the sender's window to the bandwidth-delay product.
     Bdp(BdpConfig),
+}
+
+/// The values of `kind`.
+const KINDS: &[&str] = &["pep", "mmpep", "bdp"];
+
+impl<'de> Deserialize<'de> for ProcessorConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut table = Map::<String, Value>::deserialize(d)?;
+        let kind = match table.remove("kind") {
+            Some(Value::String(kind)) => kind,
+            Some(other) => {
+                return Err(D::Error::custom(nested_error(
+                    "kind",
+                    format!("{other} is not a kind; allowed: {}", KINDS.join(", ")),
+                )))
+            }
+            None => {
+                return Err(D::Error::custom(nested_error(
+                    "kind",
+                    format!("missing; allowed: {}", KINDS.join(", ")),
+                )))
+            }
+        };
+        let table = Value::Object(table);
+        let config = match kind.as_str() {
+            "pep" => nested(table).map(ProcessorConfig::Pep),
+            "mmpep" => nested(table).map(ProcessorConfig::Mmpep),
+            "bdp" => nested(table).map(ProcessorConfig::Bdp),
+            other => Err(nested_error(
+                "kind",
+                format!("\"{other}\" is not a processor; allowed: {}", KINDS.join(", ")),
+            )),
+        };
+        config.map_err(D::Error::custom)
+    }
 }
 
 impl ProcessorConfig {

@@ -467,11 +467,14 @@ impl AckManager {
         let advanced = ack > f.una;
         if advanced {
             let mut newest_clean_send = None;
+            let mut retransmitted = false;
             while let Some(s) = f.segments.front() {
                 if s.end() > ack {
                     break;
                 }
-                if !s.retransmitted {
+                if s.retransmitted {
+                    retransmitted = true;
+                } else {
                     newest_clean_send =
                         Some(newest_clean_send.map_or(s.sent_at, |t: SimTime| t.max(s.sent_at)));
                 }
@@ -479,7 +482,9 @@ impl AckManager {
                 self.stats.cache_bytes -= s.len as u64;
                 f.segments.pop_front();
             }
-            if let Some(sent) = newest_clean_send {
+            // Karn (RFC 6298 §3): an ACK that also covers a retransmitted segment gives no
+            // sample; the clean segments above a repaired hole waited for the repair.
+            if let Some(sent) = newest_clean_send.filter(|_| !retransmitted) {
                 f.rtt.on_sample(ctx.now - sent);
                 self.stats.rtt_samples += 1;
             }

@@ -7,7 +7,8 @@
 //! a packet, a timer or a link report, a processor may
 //!
 //! - emit packets from its node ([`ProcCtx::send`]; [`ProcCtx::send_first`] puts them ahead of
-//!   the packets waiting in the next hop's queue or RLC buffer);
+//!   the packets waiting in the next hop's queue or RLC buffer — a run of them in the order
+//!   emitted, its tail dropped if the queue has no room);
 //! - arm timers ([`ProcCtx::arm`]), which come back as [`PacketProcessor::on_timer`] with the
 //!   token it chose;
 //! - act on a flow's TCP sender ([`Control::PinCwnd`]: a control message of a cross-layer proxy;
@@ -79,7 +80,8 @@ impl ProcCtx<'_> {
         self.out.push(Emit { pkt, first: false });
     }
 
-    /// Emits `pkt` from this node, ahead of what waits at the next hop.
+    /// Emits `pkt` from this node, ahead of what waits at the next hop and behind the packets
+    /// this call already sent first.
     pub fn send_first(&mut self, pkt: PacketId) {
         self.out.push(Emit { pkt, first: true });
     }

@@ -53,7 +53,7 @@ impl SduTable {
     }
 
     /// Inserts `pkt` as SDU `sn`, moving the packets of `sn` and later SNs up by one (an SDU
-    /// admitted at the head of RLC's buffer).
+    /// admitted ahead of others in RLC's buffer).
     fn insert(&mut self, sn: u64, pkt: PacketId) {
         let i = (sn - self.base) as usize;
         debug_assert!(i <= self.slots.len());
@@ -143,8 +143,8 @@ pub struct RadioDirection {
     pub harq: Harq,
     pub tx: RlcTx,
     pub rx: RlcRx,
-    /// RLC TM: the only mode whose receiver cannot detect a lost SDU.
-    transparent: bool,
+    /// RLC TM or UM: no ARQ, so an SDU with a segment in a TB that HARQ gave up on is gone.
+    no_arq: bool,
     rng: Rng,
     sdus: SduTable,
     tbs: Vec<Tb>,
@@ -186,7 +186,7 @@ impl RadioDirection {
         timing: RadioTiming,
         amc: Amc,
         harq: Harq,
-        (tx, rx, transparent): (RlcTx, RlcRx, bool),
+        (tx, rx, no_arq): (RlcTx, RlcRx, bool),
         report: ReportConfig,
         rng: Rng,
     ) -> Self {
@@ -199,7 +199,7 @@ impl RadioDirection {
             harq,
             tx,
             rx,
-            transparent,
+            no_arq,
             rng,
             sdus: SduTable::default(),
             tbs: Vec::new(),
@@ -313,19 +313,21 @@ impl RadioDirection {
         pkt: PacketId,
         size: u32,
     ) -> Result<(), PacketId> {
-        self.enqueue(q, now, pkt, size, false)
+        self.enqueue(q, now, pkt, size, None)
     }
 
-    /// Like [`Self::admit`], but the packet goes ahead of the packets waiting in RLC's buffer
-    /// for their first transmission (a proxy's priority retransmission).
-    pub fn admit_first(
+    /// Like [`Self::admit`], but the packet joins the packets waiting in RLC's buffer for their
+    /// first transmission at `position` (0: the head), for a proxy's priority retransmissions.
+    /// Always queued: returns `Ok(true)` when admitted.
+    pub fn admit_at(
         &mut self,
         q: &mut EventQueue<Event>,
         now: SimTime,
         pkt: PacketId,
         size: u32,
-    ) -> Result<(), PacketId> {
-        self.enqueue(q, now, pkt, size, true)
+        position: usize,
+    ) -> Result<bool, PacketId> {
+        self.enqueue(q, now, pkt, size, Some(position)).map(|()| true)
     }
 
     fn enqueue(
@@ -334,13 +336,16 @@ impl RadioDirection {
         now: SimTime,
         pkt: PacketId,
         size: u32,
-        first: bool,
+        position: Option<usize>,
     ) -> Result<(), PacketId> {
         self.account(now);
-        let offered = if first { self.tx.offer_first(now, size) } else { self.tx.offer(now, size) };
+        let offered = match position {
+            None => self.tx.offer(now, size),
+            Some(at) => self.tx.offer_at(now, size, at),
+        };
         match offered {
             Some(sn) => {
-                if first {
+                if position.is_some() {
                     self.sdus.insert(sn, pkt);
                 } else {
                     self.sdus.push(sn, pkt);
@@ -427,9 +432,13 @@ impl RadioDirection {
         }
     }
 
-    /// A TB whose every attempt failed: RLC TM has no other way to learn its SDUs are gone.
+    /// A TB whose every attempt failed. Without ARQ (TM, UM) its SDUs can never be completed, so
+    /// their packets are dropped now: TM's receiver cannot tell an SDU was lost at all, and UM's
+    /// learns it only from later SNs — never, if nothing follows (the packet would otherwise be
+    /// held for ever, and a proxy waiting for RLC to empty would wait with it). UM's receiver
+    /// still resolves the SN by its own rules; the packet is simply no longer there.
     fn tb_lost(&mut self, tb: u32, out: &mut RadioOutput) {
-        if self.transparent {
+        if self.no_arq {
             for i in 0..self.tbs[tb as usize].segments.len() {
                 let sn = self.tbs[tb as usize].segments[i].sn;
                 if let Some(pkt) = self.sdus.take(sn) {

@@ -245,7 +245,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             };
             for (id, from, to, tag) in [(fwd, a, b, "fwd"), (rev, b, a, "rev")] {
                 let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
-                let rlc = (RlcTx::new(&radio.rlc), RlcRx::new(&radio.rlc), radio.rlc.mode == RlcMode::Tm);
+                let rlc = (RlcTx::new(&radio.rlc), RlcRx::new(&radio.rlc), radio.rlc.mode != RlcMode::Am);
                 let harq = Harq::new(&radio.harq);
                 let report = radio.report.clone();
                 let dir = RadioDirection::new(id, from, to, timing, amc.clone(), harq, rlc, report, rng);

@@ -321,13 +321,14 @@ impl RlcTx {
         sn
     }
 
-    /// Like [`Self::offer`], but the SDU goes ahead of the SDUs waiting for their first
-    /// transmission (AM retransmissions still go first). It takes the head's SN, and the waiting
-    /// SDUs' SNs grow by one; the caller renumbers what it keeps per SN the same way.
-    pub fn offer_first(&mut self, now: SimTime, len: u32) -> Option<u64> {
+    /// Like [`Self::offer`], but the SDU joins the SDUs waiting for their first transmission at
+    /// `position` (0: the head; AM retransmissions still go first). It takes the SN of the SDU it
+    /// goes ahead of, and the SNs behind it grow by one; the caller renumbers what it keeps per
+    /// SN the same way.
+    pub fn offer_at(&mut self, now: SimTime, len: u32, position: usize) -> Option<u64> {
         assert!(len > 0, "an RLC SDU has at least one byte");
         self.stats.sdus_offered += 1;
-        let sn = self.buffer.offer_first(now, len);
+        let sn = self.buffer.offer_at(now, len, position);
         if sn.is_none() {
             self.stats.drops_buffer += 1;
         }

@@ -2,9 +2,10 @@
 //! with CoDel (RFC 8289) at its head.
 //!
 //! SNs are assigned on admission, in order, so the SNs in the buffer are consecutive apart from
-//! those CoDel drops at the head. An SDU admitted at the head ([`SduBuffer::offer_first`], for a
-//! proxy's priority retransmissions) takes the head's SN and the queued SDUs move up by one: no
-//! SN in the buffer has been sent yet, so renumbering them is invisible to the peer.
+//! those CoDel drops at the head. An SDU admitted ahead of queued ones ([`SduBuffer::offer_at`], for
+//! a proxy's priority retransmissions) takes the SN of the SDU it goes ahead of and those behind
+//! it move up by one: no SN in the buffer has been sent yet, so renumbering them is invisible to
+//! the peer.
 //!
 //! CoDel, after the annotated pseudocode of RFC 8289 §5 ("Dequeue Routine"): the sojourn time of
 //! each SDU is measured when it leaves the buffer for its first transmission. When it has stayed
@@ -113,18 +114,20 @@ impl SduBuffer {
         Some(sn)
     }
 
-    /// Admits an SDU of `len` bytes ahead of every queued SDU if it fits (drop-tail limit). It
-    /// takes the SN the head had (or the next SN when empty); the queued SDUs' SNs grow by one.
-    pub(super) fn offer_first(&mut self, now: SimTime, len: u32) -> Option<u64> {
+    /// Admits an SDU of `len` bytes at `position` among the queued SDUs (0: the head; beyond
+    /// the end: the tail) if it fits (drop-tail limit). It takes the SN of the SDU it goes
+    /// ahead of (or the next SN at the tail); the SDUs behind it move up by one.
+    pub(super) fn offer_at(&mut self, now: SimTime, len: u32, position: usize) -> Option<u64> {
         if self.bytes + len as u64 > self.limit {
             return None;
         }
-        let sn = self.next_sn();
-        for queued in &mut self.queue {
+        let at = position.min(self.queue.len());
+        let sn = self.queue.get(at).map_or(self.next_sn, |s| s.sn);
+        for queued in self.queue.range_mut(at..) {
             queued.sn += 1;
         }
         self.next_sn += 1;
-        self.queue.push_front(QueuedSdu { sn, len, enqueued: now });
+        self.queue.insert(at, QueuedSdu { sn, len, enqueued: now });
         self.bytes += len as u64;
         if let Some(codel) = &mut self.codel {
             codel.max_packet = codel.max_packet.max(len as u64);
@@ -376,19 +379,21 @@ mod tests {
     }
 
     #[test]
-    fn test_offer_first_takes_the_head_sn_and_renumbers_the_rest() {
+    fn test_offer_at_takes_the_sn_it_goes_ahead_of_and_renumbers_the_rest() {
         let mut b = SduBuffer::new(10_000, None);
         assert_eq!(b.offer(ms(0), 100), Some(0));
         assert_eq!(b.dequeue(ms(0), &mut Vec::new(), |_| true).map(|s| s.sn), Some(0), "SN 0 is sent");
         assert_eq!(b.offer(ms(0), 200), Some(1));
         assert_eq!(b.offer(ms(0), 300), Some(2));
-        assert_eq!(b.offer_first(ms(1), 400), Some(1), "the head's SN; SN 0 is gone already");
-        assert_eq!(b.offer(ms(1), 500), Some(4));
+        assert_eq!(b.offer_at(ms(1), 400, 0), Some(1), "the head's SN; SN 0 is gone already");
+        assert_eq!(b.offer_at(ms(1), 450, 1), Some(2), "behind the first, ahead of the rest");
+        assert_eq!(b.offer(ms(1), 500), Some(5));
         let order: Vec<(u64, u32)> = std::iter::from_fn(|| b.dequeue(ms(2), &mut Vec::new(), |_| true))
             .map(|s| (s.sn, s.len))
             .collect();
-        assert_eq!(order, vec![(1, 400), (2, 200), (3, 300), (4, 500)]);
-        assert_eq!(b.offer_first(ms(3), 50), Some(5), "empty: the next SN");
-        assert_eq!(b.offer_first(ms(3), 10_000), None, "over the byte limit");
+        assert_eq!(order, vec![(1, 400), (2, 450), (3, 200), (4, 300), (5, 500)]);
+        assert_eq!(b.offer_at(ms(3), 50, 0), Some(6), "empty: the next SN");
+        assert_eq!(b.offer_at(ms(3), 60, 9), Some(7), "beyond the end: the tail");
+        assert_eq!(b.offer_at(ms(3), 10_000, 0), None, "over the byte limit");
     }
 }

@@ -71,15 +71,19 @@ pub struct Acked {
     pub bytes: u64,
     pub segments: u64,
     /// Send time of the most recently sent newly acknowledged segment that was never
-    /// retransmitted: the RTT sample this ACK gives (Karn's algorithm).
+    /// retransmitted.
     pub newest_clean_send: Option<SimTime>,
+    /// Whether a newly acknowledged segment had been retransmitted.
+    pub retransmitted: bool,
 }
 
 impl Acked {
     fn add(&mut self, seg: &Segment) {
         self.bytes += seg.len as u64;
         self.segments += 1;
-        if !seg.is_retransmitted() {
+        if seg.is_retransmitted() {
+            self.retransmitted = true;
+        } else {
             self.newest_clean_send = Some(self.newest_clean_send.map_or(seg.sent_at, |t| t.max(seg.sent_at)));
         }
     }
@@ -91,10 +95,19 @@ impl Acked {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
+        self.retransmitted |= other.retransmitted;
     }
 
-    /// The RTT sample at `now`, if this acknowledgement gives one.
+    /// The RTT sample at `now`, if this acknowledgement gives one: from the most recently sent
+    /// segment it newly acknowledges, and none when it also acknowledges a retransmitted one
+    /// (Karn's algorithm, RFC 6298 §3). Such an ACK may be the one that closes a hole, whose
+    /// clean segments above the hole waited for the repair: timing them would measure the
+    /// repair, not the path (Linux likewise takes no sequence-based sample when retransmitted
+    /// data is acknowledged).
     pub fn rtt_sample(&self, now: SimTime) -> Option<Duration> {
+        if self.retransmitted {
+            return None;
+        }
         self.newest_clean_send.map(|t| now - t)
     }
 }
