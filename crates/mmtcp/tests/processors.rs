@@ -2,14 +2,14 @@
 //! is gone, packets sent "first" jump the queue in the order emitted, timers fire, control
 //! messages pin a sender's window.
 
-use mmtcp::api::{RunOptions, ScenarioSource};
+mod common;
+use common::world;
 use mmtcp::net::{FlowId, NodeId, PacketId, Side};
 use mmtcp::proxy::{Control, PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
 use mmtcp::sim::{Duration, SimTime};
 use mmtcp::world::World;
 use serde_json::{json, Value};
 use std::cell::RefCell;
-use std::path::PathBuf;
 use std::rc::Rc;
 
 const MSS: u64 = 1448;
@@ -54,16 +54,6 @@ transport = {{ cc = "newreno" }}
 app = {app}
 "#
     )
-}
-
-fn world(text: &str) -> World {
-    let source = ScenarioSource::Toml {
-        text: text.to_string(),
-        name: "<test>".into(),
-        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
-    };
-    let loaded = mmtcp::scenario::load(&source, &RunOptions::default()).unwrap();
-    mmtcp::scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, 1).unwrap()
 }
 
 fn slot(node: u32, processor: impl PacketProcessor + 'static) -> ProcessorSlot {

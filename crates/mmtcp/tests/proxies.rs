@@ -24,30 +24,16 @@
 
 mod common;
 use common::*;
-use mmtcp::api::{RunOptions, RunOutput, ScenarioSource};
+use mmtcp::api::RunOutput;
 use mmtcp::net::{NodeId, PacketId, Side, TcpFlags};
 use mmtcp::proxy::{PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
 use mmtcp::sim::Duration;
 use mmtcp::world::World;
 use serde_json::{json, Value};
 use std::cell::RefCell;
-use std::path::PathBuf;
 use std::rc::Rc;
 
 const MSS: u64 = 1448;
-
-fn source(text: &str) -> ScenarioSource {
-    ScenarioSource::Toml {
-        text: text.to_string(),
-        name: "<test>".into(),
-        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
-    }
-}
-
-fn world(text: &str) -> World {
-    let loaded = mmtcp::scenario::load(&source(text), &RunOptions::default()).unwrap();
-    mmtcp::scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, 1).unwrap()
-}
 
 fn column<'a>(out: &'a RunOutput, name: &str) -> &'a [f64] {
     match out.columns.iter().find(|c| c.name == name) {

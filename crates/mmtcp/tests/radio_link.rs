@@ -3,11 +3,9 @@
 
 mod common;
 use common::*;
-use mmtcp::api::{RunOptions, ScenarioSource};
 use mmtcp::event::DirId;
 use mmtcp::radio::report::{LinkReport, ReportSubscriber};
 use std::cell::RefCell;
-use std::path::PathBuf;
 use std::rc::Rc;
 
 /// ue —(radio)— enb —(10 Gbit/s, 1 ms)— server, one TCP flow from ue to server (uplink data,
@@ -169,14 +167,7 @@ impl ReportSubscriber for Shared {
 }
 
 fn reports(radio: &str) -> Vec<LinkReport> {
-    let source = ScenarioSource::Toml {
-        text: uplink("2s", radio, r#"{ kind = "bulk", rate_limit = "100Mbps" }"#),
-        name: "<test>".into(),
-        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
-    };
-    let loaded = mmtcp::scenario::load(&source, &RunOptions::default()).unwrap();
-    let mut world =
-        mmtcp::scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, 1).unwrap();
+    let mut world = world(&uplink("2s", radio, r#"{ kind = "bulk", rate_limit = "100Mbps" }"#));
     let seen = Rc::new(RefCell::new(Vec::new()));
     world.subscribers.push((DirId(0), Box::new(Shared(seen.clone()))));
     world.run(&mut |_, _| true);

@@ -53,7 +53,7 @@
 //! Nothing here allocates per packet once the per-flow vectors have grown to their peak.
 
 use super::config::{FlowInfo, ProcessorEnv};
-use super::{ProcCtx, Verdict};
+use super::{PacketProcessor, ProcCtx, Verdict};
 use crate::error::InputError;
 use crate::net::{
     FlowId, NodeId, Packet, PacketId, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES,
@@ -611,6 +611,12 @@ impl AckManager {
         self.flows[flow.0 as usize].repair
     }
 
+    /// Whether `hole` was repaired less than a round trip ago: its repair cannot have been
+    /// answered yet, so a further duplicate ACK of it is no news.
+    pub fn recently_repaired(&self, flow: FlowId, hole: u64, now: SimTime) -> bool {
+        self.last_repair(flow).is_some_and(|r| r.hole == hole && now < r.at + self.round_trip(flow))
+    }
+
     /// Records that the policy repaired `hole` now; the duplicate-ACK count starts again.
     pub fn note_repair(&mut self, flow: FlowId, hole: u64, now: SimTime) {
         let f = &mut self.flows[flow.0 as usize];
@@ -726,6 +732,52 @@ impl AckManager {
 
 /// A hand-driven [`ProcCtx`] for the processors' unit tests: server node 0, proxy node 1,
 /// mobile node 2, one flow with a 1000-byte MSS.
+/// What tells PEP and mmPEP apart: the local recovery they run on the shared Ack management.
+pub trait Recovery {
+    /// The mobile's duplicate ACK `dupack` reached the `dupthresh`.
+    fn on_dupack(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, dupack: DupAck);
+    /// `flow`'s retransmission timer expired with data cached; the policy re-arms it.
+    fn on_timeout(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, flow: FlowId);
+    /// Adds the policy's counters to the summary.
+    fn summary(&self, map: &mut Map<String, Value>);
+}
+
+/// An early-ACK proxy: the shared Ack management with a recovery policy.
+pub struct EarlyAckProxy<R> {
+    pub acks: AckManager,
+    pub recovery: R,
+}
+
+impl<R: Recovery> PacketProcessor for EarlyAckProxy<R> {
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+        let (verdict, dupack) = self.acks.on_packet(ctx, pkt);
+        if let Some(d) = dupack {
+            self.recovery.on_dupack(&mut self.acks, ctx, d);
+        }
+        verdict
+    }
+
+    fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) {
+        if let Some(flow) = self.acks.on_timer(ctx, token) {
+            self.recovery.on_timeout(&mut self.acks, ctx, flow);
+        }
+    }
+
+    fn columns(&self) -> Vec<String> {
+        AckManager::columns().iter().map(|c| c.to_string()).collect()
+    }
+
+    fn sample(&mut self, row: &mut Vec<f64>) {
+        self.acks.sample(row);
+    }
+
+    fn summary(&self) -> Value {
+        let mut map = self.acks.summary();
+        self.recovery.summary(&mut map);
+        Value::Object(map)
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod harness {
     use super::*;

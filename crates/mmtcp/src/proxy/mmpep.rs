@@ -28,16 +28,16 @@
 use super::batch;
 use super::config::ProcessorEnv;
 use super::early_ack::{
-    AckManager, CacheParams, DupAck, DEFAULT_CACHE, DEFAULT_INITIAL_RTO, DEFAULT_MAX_RTO, DEFAULT_MIN_RTO,
-    DEFAULT_WINDOW_UPDATE,
+    AckManager, CacheParams, DupAck, EarlyAckProxy, Recovery, DEFAULT_CACHE, DEFAULT_INITIAL_RTO,
+    DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
 };
-use super::{PacketProcessor, ProcCtx, Verdict};
+use super::{PacketProcessor, ProcCtx};
 use crate::error::InputError;
 use crate::event::DirId;
-use crate::net::{FlowId, PacketId};
+use crate::net::FlowId;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// Largest batch accepted, segments (a sanity bound: 100 000 segments are 145 MB).
 const MAX_BATCH: f64 = 100_000.0;
@@ -131,9 +131,9 @@ impl MmPepConfig {
     }
 }
 
-/// The mmPEP processor.
-pub struct MmPep {
-    acks: AckManager,
+/// mmPEP's recovery: batch retransmission.
+#[derive(Debug)]
+pub struct MmPepRecovery {
     /// The downlink whose RLC state gates timer-driven batches.
     downlink: DirId,
     gamma: f64,
@@ -151,10 +151,12 @@ pub struct MmPep {
     batch_segments: u64,
 }
 
+/// The mmPEP processor.
+pub type MmPep = EarlyAckProxy<MmPepRecovery>;
+
 impl MmPep {
     pub fn new(params: CacheParams, env: &ProcessorEnv, downlink: DirId, gamma: f64, batch: u32) -> MmPep {
-        MmPep {
-            acks: AckManager::new(params, env.flows),
+        let recovery = MmPepRecovery {
             downlink,
             gamma,
             batch,
@@ -163,66 +165,49 @@ impl MmPep {
             timer_batches: 0,
             timer_skipped_rlc_busy: 0,
             batch_segments: 0,
-        }
+        };
+        EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery }
     }
+}
 
-    fn on_dupack(&mut self, ctx: &mut ProcCtx, d: DupAck) {
-        if let Some(r) = self.acks.last_repair(d.flow) {
-            if r.hole == d.hole && ctx.now < r.at + self.acks.round_trip(d.flow) {
-                self.rebatches_suppressed += 1;
-                return;
-            }
-        }
-        if self.send_batch(ctx, d.flow, d.hole) > 0 {
-            self.dupack_batches += 1;
-        }
-    }
-
+impl MmPepRecovery {
     /// N segments from `hole` on, ahead of first transmissions; returns how many went out.
-    fn send_batch(&mut self, ctx: &mut ProcCtx, flow: FlowId, hole: u64) -> u32 {
-        let sent = self.acks.retransmit_from(ctx, flow, hole, self.batch, true);
+    fn send_batch(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, flow: FlowId, hole: u64) -> u32 {
+        let sent = acks.retransmit_from(ctx, flow, hole, self.batch, true);
         if sent > 0 {
             self.batch_segments += sent as u64;
-            self.acks.note_repair(flow, hole, ctx.now);
+            acks.note_repair(flow, hole, ctx.now);
         }
         sent
     }
 }
 
-impl PacketProcessor for MmPep {
-    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
-        let (verdict, dupack) = self.acks.on_packet(ctx, pkt);
-        if let Some(d) = dupack {
-            self.on_dupack(ctx, d);
+impl Recovery for MmPepRecovery {
+    fn on_dupack(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, d: DupAck) {
+        if acks.recently_repaired(d.flow, d.hole, ctx.now) {
+            self.rebatches_suppressed += 1;
+            return;
         }
-        verdict
+        if self.send_batch(acks, ctx, d.flow, d.hole) > 0 {
+            self.dupack_batches += 1;
+        }
     }
 
-    fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) {
-        let Some(flow) = self.acks.on_timer(ctx, token) else { return };
+    fn on_timeout(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, flow: FlowId) {
         if ctx.held_packets(self.downlink) > 0 {
             // Footnote 1: RLC will retransmit what it holds; look again one RTO later.
             self.timer_skipped_rlc_busy += 1;
-            self.acks.rearm(ctx, flow);
+            acks.rearm(ctx, flow);
             return;
         }
-        let una = self.acks.una(flow);
-        if self.send_batch(ctx, flow, una) > 0 {
+        let una = acks.una(flow);
+        if self.send_batch(acks, ctx, flow, una) > 0 {
             self.timer_batches += 1;
         }
-        self.acks.back_off(ctx, flow);
+        acks.back_off(ctx, flow);
     }
 
-    fn columns(&self) -> Vec<String> {
-        AckManager::columns().iter().map(|c| c.to_string()).collect()
-    }
-
-    fn sample(&mut self, row: &mut Vec<f64>) {
-        self.acks.sample(row);
-    }
-
-    fn summary(&self) -> Value {
-        let mut map = self.acks.summary();
+    fn summary(&self, map: &mut Map<String, Value>) {
         map.insert("gamma".into(), json!(self.gamma));
         map.insert("batch_size".into(), json!(self.batch));
         map.insert("dupack_batches".into(), json!(self.dupack_batches));
@@ -230,7 +215,6 @@ impl PacketProcessor for MmPep {
         map.insert("timer_batches".into(), json!(self.timer_batches));
         map.insert("timer_skipped_rlc_busy".into(), json!(self.timer_skipped_rlc_busy));
         map.insert("batch_segments".into(), json!(self.batch_segments));
-        Value::Object(map)
     }
 }
 
@@ -239,6 +223,7 @@ mod tests {
     use super::super::config::ProcessorConfig;
     use super::super::early_ack::harness::*;
     use super::*;
+    use crate::proxy::Verdict;
     use crate::sim::{Duration, SimTime};
 
     fn mmpep(cache: u64) -> MmPep {

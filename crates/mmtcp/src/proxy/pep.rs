@@ -19,15 +19,15 @@
 
 use super::config::ProcessorEnv;
 use super::early_ack::{
-    AckManager, CacheParams, DupAck, DEFAULT_CACHE, DEFAULT_INITIAL_RTO, DEFAULT_MAX_RTO, DEFAULT_MIN_RTO,
-    DEFAULT_WINDOW_UPDATE,
+    AckManager, CacheParams, DupAck, EarlyAckProxy, Recovery, DEFAULT_CACHE, DEFAULT_INITIAL_RTO,
+    DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
 };
-use super::{PacketProcessor, ProcCtx, Verdict};
+use super::{PacketProcessor, ProcCtx};
 use crate::error::InputError;
-use crate::net::PacketId;
+use crate::net::FlowId;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// `kind = "pep"`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,71 +71,49 @@ impl PepConfig {
     }
 }
 
-/// The PEP processor.
-pub struct Pep {
-    acks: AckManager,
+/// PEP's recovery: the one segment a duplicate ACK names; the first unacknowledged one on
+/// timeout.
+#[derive(Debug, Default)]
+pub struct PepRecovery {
     /// Segments retransmitted on a duplicate ACK.
     dupack_retransmissions: u64,
-    /// Duplicate ACKs of a hole already repaired (left to the timer).
+    /// Duplicate ACKs of a hole repaired less than a round trip ago.
     dupacks_ignored: u64,
     /// Segments retransmitted on timer expiry.
     timer_retransmissions: u64,
 }
 
+/// The PEP processor.
+pub type Pep = EarlyAckProxy<PepRecovery>;
+
 impl Pep {
     pub fn new(params: CacheParams, env: &ProcessorEnv) -> Pep {
-        Pep {
-            acks: AckManager::new(params, env.flows),
-            dupack_retransmissions: 0,
-            dupacks_ignored: 0,
-            timer_retransmissions: 0,
-        }
-    }
-
-    fn on_dupack(&mut self, ctx: &mut ProcCtx, d: DupAck) {
-        let round_trip = self.acks.round_trip(d.flow);
-        if self.acks.last_repair(d.flow).is_some_and(|r| r.hole == d.hole && ctx.now < r.at + round_trip) {
-            self.dupacks_ignored += 1;
-            return;
-        }
-        if self.acks.retransmit_at(ctx, d.flow, d.hole, false) {
-            self.dupack_retransmissions += 1;
-            self.acks.note_repair(d.flow, d.hole, ctx.now);
-        }
+        EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery: PepRecovery::default() }
     }
 }
 
-impl PacketProcessor for Pep {
-    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
-        let (verdict, dupack) = self.acks.on_packet(ctx, pkt);
-        if let Some(d) = dupack {
-            self.on_dupack(ctx, d);
+impl Recovery for PepRecovery {
+    fn on_dupack(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, d: DupAck) {
+        if acks.recently_repaired(d.flow, d.hole, ctx.now) {
+            self.dupacks_ignored += 1;
+            return;
         }
-        verdict
-    }
-
-    fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) {
-        if let Some(flow) = self.acks.on_timer(ctx, token) {
-            let una = self.acks.una(flow);
-            self.timer_retransmissions += self.acks.retransmit_from(ctx, flow, una, 1, false) as u64;
-            self.acks.back_off(ctx, flow);
+        if acks.retransmit_at(ctx, d.flow, d.hole, false) {
+            self.dupack_retransmissions += 1;
+            acks.note_repair(d.flow, d.hole, ctx.now);
         }
     }
 
-    fn columns(&self) -> Vec<String> {
-        AckManager::columns().iter().map(|c| c.to_string()).collect()
+    fn on_timeout(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, flow: FlowId) {
+        let una = acks.una(flow);
+        self.timer_retransmissions += acks.retransmit_from(ctx, flow, una, 1, false) as u64;
+        acks.back_off(ctx, flow);
     }
 
-    fn sample(&mut self, row: &mut Vec<f64>) {
-        self.acks.sample(row);
-    }
-
-    fn summary(&self) -> Value {
-        let mut map = self.acks.summary();
+    fn summary(&self, map: &mut Map<String, Value>) {
         map.insert("dupack_retransmissions".into(), json!(self.dupack_retransmissions));
         map.insert("dupacks_ignored".into(), json!(self.dupacks_ignored));
         map.insert("timer_retransmissions".into(), json!(self.timer_retransmissions));
-        Value::Object(map)
     }
 }
 
@@ -144,6 +122,7 @@ mod tests {
     use super::super::config::ProcessorConfig;
     use super::super::early_ack::harness::*;
     use super::*;
+    use crate::proxy::Verdict;
     use crate::sim::{Duration, SimTime};
 
     fn pep(cache: u64, dupthresh: u32) -> Pep {

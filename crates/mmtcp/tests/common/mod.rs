@@ -2,19 +2,31 @@
 #![allow(dead_code)] // each test crate uses a different subset
 
 use mmtcp::api::{run, RunOptions, RunOutput, ScenarioSource};
+use mmtcp::world::World;
 use serde_json::Value;
 use std::path::PathBuf;
+
+/// A scenario held in a string, with `tests/data` as its folder (for trace files).
+pub fn source(text: &str) -> ScenarioSource {
+    ScenarioSource::Toml {
+        text: text.to_string(),
+        name: "<test>".into(),
+        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
+    }
+}
+
+/// The world a scenario builds (seed 1), for tests that add components or look inside.
+pub fn world(text: &str) -> World {
+    let loaded = mmtcp::scenario::load(&source(text), &RunOptions::default()).unwrap();
+    mmtcp::scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, 1).unwrap()
+}
 
 pub fn run_toml(text: &str) -> RunOutput {
     run_toml_with(text, &[])
 }
 
 pub fn run_toml_with(text: &str, overrides: &[(&str, &str)]) -> RunOutput {
-    let source = ScenarioSource::Toml {
-        text: text.to_string(),
-        name: "<test>".into(),
-        base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
-    };
+    let source = source(text);
     let options = RunOptions {
         seed: None,
         overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
