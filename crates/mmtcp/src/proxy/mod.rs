@@ -98,11 +98,6 @@ impl ProcCtx<'_> {
         self.controls.push(control);
     }
 
-    /// Bytes waiting in direction `dir`'s queue or RLC buffer (RLC retransmissions included).
-    pub fn queue_bytes(&self, dir: DirId) -> u64 {
-        self.dirs[dir.0 as usize].queue_bytes()
-    }
-
     /// Packets direction `dir` still holds: queued, and, on a radio direction, every packet RLC
     /// has not yet delivered or given up on (sent but unacknowledged ones included).
     pub fn held_packets(&self, dir: DirId) -> usize {
