@@ -324,7 +324,11 @@ fn processor_errors_name_the_processor_and_key() {
             "node[1].processors[0].report_delay",
             "allowed 0s to 1s",
         ),
-        (proxied(r#"[{ kind = "bdp", mcs_drop = 0 }]"#), "node[1].processors[0].mcs_drop", "allowed 1 to 31"),
+        (
+            proxied(r#"[{ kind = "bdp", policy = "proactive", mcs_drop = 0 }]"#),
+            "node[1].processors[0].mcs_drop",
+            "allowed 1 to 31",
+        ),
     ];
     for (text, field, needle) in cases {
         let e = check(&text);

@@ -117,7 +117,7 @@ mod tests {
         let cfg = BdpConfig {
             policy,
             report_delay: Time(Duration::from_millis(1)),
-            control_delay: Time(Duration::from_millis(2)),
+            control_delay: Some(Time(Duration::from_millis(2))),
             ..BdpConfig::default()
         };
         Net::new(proxy(&cfg, &tcp()), &tcp(), Opener::Sender, total)
@@ -189,7 +189,7 @@ mod tests {
     fn test_control_fixed_min_rtt_sets_the_window_when_the_flow_first_crosses() {
         let cfg = BdpConfig {
             report_delay: Time(Duration::ZERO),
-            control_delay: Time(Duration::from_millis(2)),
+            control_delay: Some(Time(Duration::from_millis(2))),
             min_rtt: Some(Time(Duration::from_millis(30))),
             ..BdpConfig::default()
         };

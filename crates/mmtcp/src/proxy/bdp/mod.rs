@@ -37,6 +37,7 @@ use crate::proxy::config::ProcessorEnv;
 use crate::proxy::PacketProcessor;
 use crate::sim::Duration;
 use crate::units::Time;
+use policy::Proactive;
 use processor::BdpProxy;
 use serde::{Deserialize, Serialize};
 
@@ -95,24 +96,32 @@ pub struct BdpConfig {
     /// AP → proxy report delay. The seed says only that the AP reports on every MCS (BDP)
     /// change; default 1 ms, a wired hop inside a private network. Allowed 0 s to 1 s.
     pub report_delay: Time,
-    /// Control deployment: proxy → server control-message delay. Default 1 ms; 0 s to 1 s.
-    pub control_delay: Time,
+    /// Control deployment only: proxy → server control-message delay. Default 1 ms; 0 s to 1 s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_delay: Option<Time>,
     /// A fixed minimum RTT T instead of the measured one (1 µs to 10 s).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_rtt: Option<Time>,
-    /// Proactive: the span an MCS drop must fit in. Seed 001: 150 ms. 1 µs to 10 s.
-    pub window: Time,
-    /// Proactive: MCS indices a drop must span. Seed 001: 2. 1 to 31.
-    pub mcs_drop: u8,
-    /// Proactive: time to recover, the length of conservative mode. Seed 001: 0.8 s. 1 µs to 60 s.
-    pub ttr: Time,
-    /// Proactive: time between the steps of the gradual increase after the TTR. Default 50 ms
-    /// (about one RTT of seed 001's topology: 2 × 20 ms wired plus the radio hop). 1 µs to 10 s.
-    pub ramp_step: Time,
-    /// Proactive: equal steps from the conservative window to the BDP; the first is taken when
-    /// the TTR ends, so the full BDP comes (`ramp_steps` − 1) × `ramp_step` later. Default 4;
-    /// 1 (straight back to the BDP) to 1000.
-    pub ramp_steps: u32,
+    /// Proactive only: the span an MCS drop must fit in. Seed 001: 150 ms. 1 µs to 10 s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<Time>,
+    /// Proactive only: MCS indices a drop must span. Seed 001: 2. 1 to 31.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcs_drop: Option<u8>,
+    /// Proactive only: time to recover, the length of conservative mode. Seed 001: 0.8 s.
+    /// 1 µs to 60 s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttr: Option<Time>,
+    /// Proactive only: time between the steps of the gradual increase after the TTR. Default
+    /// 50 ms (about one RTT of seed 001's topology: 2 × 20 ms wired plus the radio hop). 1 µs to
+    /// 10 s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ramp_step: Option<Time>,
+    /// Proactive only: equal steps from the conservative window to the BDP; the first is taken
+    /// when the TTR ends, so the full BDP comes (`ramp_steps` − 1) × `ramp_step` later. Default
+    /// 4; 1 (straight back to the BDP) to 1000.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ramp_steps: Option<u32>,
 }
 
 impl Default for BdpConfig {
@@ -122,16 +131,25 @@ impl Default for BdpConfig {
             deployment: DeploymentKind::Control,
             link: None,
             report_delay: Time(Duration::from_millis(1)),
-            control_delay: Time(Duration::from_millis(1)),
+            control_delay: None,
             min_rtt: None,
-            window: Time(Duration::from_millis(150)),
-            mcs_drop: 2,
-            ttr: Time(Duration::from_millis(800)),
-            ramp_step: Time(Duration::from_millis(50)),
-            ramp_steps: 4,
+            window: None,
+            mcs_drop: None,
+            ttr: None,
+            ramp_step: None,
+            ramp_steps: None,
         }
     }
 }
+
+/// The defaults of the keys that apply to one policy or deployment only (absent when they do not
+/// apply, so that no key is accepted and ignored).
+const DEFAULT_CONTROL_DELAY: Duration = Duration::from_millis(1);
+const DEFAULT_WINDOW: Duration = Duration::from_millis(150);
+const DEFAULT_MCS_DROP: u8 = 2;
+const DEFAULT_TTR: Duration = Duration::from_millis(800);
+const DEFAULT_RAMP_STEP: Duration = Duration::from_millis(50);
+const DEFAULT_RAMP_STEPS: u32 = 4;
 
 impl BdpConfig {
     /// Range checks and the radio link, then the processor.
@@ -157,22 +175,57 @@ impl BdpConfig {
         };
         let us = Duration::from_micros(1);
         range("report_delay", self.report_delay, Duration::ZERO, Duration::from_secs(1))?;
-        range("control_delay", self.control_delay, Duration::ZERO, Duration::from_secs(1))?;
         if let Some(t) = self.min_rtt {
             range("min_rtt", t, us, Duration::from_secs(10))?;
         }
-        range("window", self.window, us, Duration::from_secs(10))?;
-        range("ttr", self.ttr, us, Duration::from_secs(60))?;
-        range("ramp_step", self.ramp_step, us, Duration::from_secs(10))?;
-        if !(1..=31).contains(&self.mcs_drop) {
-            return Err(env.error("mcs_drop", format!("{} is out of range; allowed 1 to 31", self.mcs_drop)));
+        if let Some(t) = self.control_delay {
+            if self.deployment != DeploymentKind::Control {
+                return Err(env.error("control_delay", "applies to deployment = \"control\" only"));
+            }
+            range("control_delay", t, Duration::ZERO, Duration::from_secs(1))?;
         }
-        if !(1..=1000).contains(&self.ramp_steps) {
+        if self.policy != PolicyKind::Proactive {
+            let given = [
+                ("window", self.window.is_some()),
+                ("mcs_drop", self.mcs_drop.is_some()),
+                ("ttr", self.ttr.is_some()),
+                ("ramp_step", self.ramp_step.is_some()),
+                ("ramp_steps", self.ramp_steps.is_some()),
+            ];
+            if let Some((key, _)) = given.iter().find(|(_, set)| *set) {
+                return Err(env.error(key, "applies to policy = \"proactive\" only"));
+            }
+            return Ok(());
+        }
+        let rules = self.proactive();
+        range("window", Time(rules.window), us, Duration::from_secs(10))?;
+        range("ttr", Time(rules.ttr), us, Duration::from_secs(60))?;
+        range("ramp_step", Time(rules.ramp_step), us, Duration::from_secs(10))?;
+        if !(1..=31).contains(&rules.mcs_drop) {
+            return Err(env.error("mcs_drop", format!("{} is out of range; allowed 1 to 31", rules.mcs_drop)));
+        }
+        if !(1..=1000).contains(&rules.ramp_steps) {
             return Err(
-                env.error("ramp_steps", format!("{} is out of range; allowed 1 to 1000", self.ramp_steps))
+                env.error("ramp_steps", format!("{} is out of range; allowed 1 to 1000", rules.ramp_steps))
             );
         }
         Ok(())
+    }
+
+    /// The proactive policy's parameters, defaults filled in.
+    pub fn proactive(&self) -> Proactive {
+        Proactive {
+            window: self.window.map_or(DEFAULT_WINDOW, |t| t.0),
+            mcs_drop: self.mcs_drop.unwrap_or(DEFAULT_MCS_DROP),
+            ttr: self.ttr.map_or(DEFAULT_TTR, |t| t.0),
+            ramp_step: self.ramp_step.map_or(DEFAULT_RAMP_STEP, |t| t.0),
+            ramp_steps: self.ramp_steps.unwrap_or(DEFAULT_RAMP_STEPS),
+        }
+    }
+
+    /// The control deployment's message delay, default filled in.
+    pub fn control_delay(&self) -> Duration {
+        self.control_delay.map_or(DEFAULT_CONTROL_DELAY, |t| t.0)
     }
 }
 
@@ -221,9 +274,11 @@ mod tests {
         assert_eq!(c, BdpConfig::default());
         assert_eq!(c.policy, PolicyKind::Reactive);
         assert_eq!(c.deployment, DeploymentKind::Control);
-        assert_eq!(c.window.0, Duration::from_millis(150));
-        assert_eq!(c.mcs_drop, 2);
-        assert_eq!(c.ttr.0, Duration::from_millis(800));
+        let rules = c.proactive();
+        assert_eq!(rules.window, Duration::from_millis(150));
+        assert_eq!(rules.mcs_drop, 2);
+        assert_eq!(rules.ttr, Duration::from_millis(800));
+        assert_eq!(c.control_delay(), Duration::from_millis(1));
         let c = parse("kind = \"bdp\"\npolicy = \"proactive\"\ndeployment = \"split\"\nmin_rtt = \"30ms\"")
             .unwrap();
         assert_eq!((c.policy, c.deployment), (PolicyKind::Proactive, DeploymentKind::Split));
@@ -251,11 +306,16 @@ mod tests {
             ),
             ("control_delay = \"1.5s\"", "control_delay: 1.5s is out of range; allowed 0s to 1s"),
             ("min_rtt = \"0s\"", "min_rtt: 0s is out of range; allowed 1us to 10s"),
-            ("window = \"0s\"", "window: 0s is out of range"),
-            ("ttr = \"61s\"", "ttr: 61s is out of range; allowed 1us to 60s"),
-            ("ramp_step = \"0s\"", "ramp_step: 0s is out of range"),
-            ("mcs_drop = 0", "mcs_drop: 0 is out of range; allowed 1 to 31"),
-            ("ramp_steps = 0", "ramp_steps: 0 is out of range; allowed 1 to 1000"),
+            ("policy = \"proactive\"\nwindow = \"0s\"", "window: 0s is out of range"),
+            ("policy = \"proactive\"\nttr = \"61s\"", "ttr: 61s is out of range; allowed 1us to 60s"),
+            ("policy = \"proactive\"\nramp_step = \"0s\"", "ramp_step: 0s is out of range"),
+            ("policy = \"proactive\"\nmcs_drop = 0", "mcs_drop: 0 is out of range; allowed 1 to 31"),
+            ("policy = \"proactive\"\nramp_steps = 0", "ramp_steps: 0 is out of range; allowed 1 to 1000"),
+            ("ttr = \"1s\"", "ttr: applies to policy = \"proactive\" only"),
+            (
+                "deployment = \"split\"\ncontrol_delay = \"1ms\"",
+                "control_delay: applies to deployment = \"control\" only",
+            ),
         ];
         for (line, message) in cases {
             let c = parse(&format!("kind = \"bdp\"\n{line}")).unwrap();

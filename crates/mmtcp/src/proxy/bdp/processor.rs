@@ -2,7 +2,7 @@
 //! target becomes a window per flow, and the deployment carries the window to a TCP sender.
 
 use super::control::ControlDeployment;
-use super::policy::{bdp_bytes, Mode, Proactive, Rules, Target, WindowPolicy};
+use super::policy::{bdp_bytes, Mode, Rules, Target, WindowPolicy};
 use super::split::SplitDeployment;
 use super::{BdpConfig, DeploymentKind, PolicyKind};
 use crate::event::DirId;
@@ -94,17 +94,11 @@ impl BdpProxy {
     pub fn new(cfg: &BdpConfig, env: &ProcessorEnv, link: &RadioLinkInfo) -> Self {
         let rules = match cfg.policy {
             PolicyKind::Reactive => Rules::Reactive,
-            PolicyKind::Proactive => Rules::Proactive(Proactive {
-                window: cfg.window.0,
-                mcs_drop: cfg.mcs_drop,
-                ttr: cfg.ttr.0,
-                ramp_step: cfg.ramp_step.0,
-                ramp_steps: cfg.ramp_steps,
-            }),
+            PolicyKind::Proactive => Rules::Proactive(cfg.proactive()),
         };
         let deployment = match cfg.deployment {
             DeploymentKind::Control => {
-                Deployment::Control(ControlDeployment::new(env.flows.len(), cfg.control_delay.0))
+                Deployment::Control(ControlDeployment::new(env.flows.len(), cfg.control_delay()))
             }
             DeploymentKind::Split => Deployment::Split(SplitDeployment::new(env.node, env.flows)),
         };
