@@ -43,6 +43,11 @@ fn model_part(out: &mmtcp::api::RunOutput) -> Value {
     s
 }
 
+/// A column's values as bit patterns, so that NaN compares equal to NaN.
+fn bits(c: &mmtcp::api::Column) -> Vec<u64> {
+    c.values.iter().map(|v| v.to_bits()).collect()
+}
+
 #[test]
 fn same_seed_gives_identical_results() {
     let a = run_toml(SCENARIO);
@@ -51,8 +56,6 @@ fn same_seed_gives_identical_results() {
     assert_eq!(a.columns.len(), b.columns.len());
     for (x, y) in a.columns.iter().zip(&b.columns) {
         assert_eq!(x.name, y.name);
-        // Bit patterns, so NaN compares equal to NaN.
-        let bits = |c: &mmtcp::api::Column| c.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(x), bits(y), "column {}", x.name);
     }
 }
@@ -100,4 +103,65 @@ fn the_radio_stack_is_deterministic_per_seed() {
     assert_eq!(model_part(&a), model_part(&b));
     let c = run_toml_with(RADIO, &[("simulation.seed", "7")]);
     assert_ne!(model_part(&a)["links"], model_part(&c)["links"]);
+}
+
+/// Proxies on the path: mmPEP on the base station of a fading on-off 28 GHz cell, and the
+/// proactive BDP proxy (control deployment) in front of the server, both with their timers,
+/// reports and control messages.
+fn proxied(processors: &str, node: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "3s"
+[[node]]
+name = "server"
+[[node]]
+name = "proxy"
+{}
+[[node]]
+name = "bs"
+{}
+[[node]]
+name = "ue"
+[[link]]
+between = ["server", "proxy"]
+rate = "10Gbps"
+delay = "1ms"
+[[link]]
+between = ["proxy", "bs"]
+rate = "10Gbps"
+delay = "5ms"
+[[link]]
+name = "air"
+between = ["bs", "ue"]
+kind = "radio"
+[link.radio]
+channel = {{ kind = "onoff", los_sinr_db = 12.0, nlos_sinr_db = -4.0, los_duration = "400ms", nlos_duration = "200ms", distribution = "exponential", fading = {{ block = "1ms" }} }}
+rlc = {{ mode = "am", buffer = "2MB" }}
+[[flow]]
+from = "server"
+to = "ue"
+app = {{ kind = "bulk", rate_limit = "200Mbps" }}
+"#,
+        if node == "proxy" { format!("processors = {processors}") } else { String::new() },
+        if node == "bs" { format!("processors = {processors}") } else { String::new() },
+    )
+}
+
+#[test]
+fn proxies_are_deterministic_per_seed() {
+    for (processors, node) in
+        [(r#"[{ kind = "mmpep" }]"#, "bs"), (r#"[{ kind = "bdp", policy = "proactive" }]"#, "proxy")]
+    {
+        let text = proxied(processors, node);
+        let a = run_toml(&text);
+        let b = run_toml(&text);
+        assert_eq!(model_part(&a), model_part(&b), "{processors}");
+        assert!(a.columns.iter().any(|c| c.name.starts_with("proxy.")), "{processors}");
+        for (x, y) in a.columns.iter().zip(&b.columns) {
+            assert_eq!(bits(x), bits(y), "{processors}: column {}", x.name);
+        }
+        let c = run_toml_with(&text, &[("simulation.seed", "5")]);
+        assert_ne!(model_part(&a)["processors"], model_part(&c)["processors"], "{processors}");
+    }
 }
