@@ -346,6 +346,7 @@ fn processor_value_errors_name_the_key() {
         (r#"[{ kind = "pep", alpha = 1.0 }]"#, "alpha", "unknown key \"alpha\""),
         (r#"[{ kind = "bdp", policy = "predictive" }]"#, "policy", "predictive"),
         (r#"[{ kind = "bdp", deployment = "inline" }]"#, "deployment", "inline"),
+        (r#"[{ kind = "pep", timeout = "all" }]"#, "timeout", "go_back_n"),
         (r#"[{ kind = "mmpep", min_rto = 0.2 }]"#, "min_rto", "a time needs a unit"),
         (r#"[{ kind = "pep", cache = 5 }]"#, "cache", "a size needs a unit"),
         (r#"[{ kind = "mmpep", epsilon = "small" }]"#, "epsilon", "small"),

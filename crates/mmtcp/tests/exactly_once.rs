@@ -203,8 +203,9 @@ struct ProxyCase {
 }
 
 /// The processors a case may put on bs.
-const PROXIES: [&str; 5] = [
+const PROXIES: [&str; 6] = [
     r#"{ kind = "pep" }"#,
+    r#"{ kind = "pep", timeout = "go_back_n" }"#,
     r#"{ kind = "mmpep" }"#,
     r#"{ kind = "bdp", policy = "reactive" }"#,
     r#"{ kind = "bdp", policy = "proactive" }"#,
@@ -270,7 +271,7 @@ app = {app}
 }
 
 proptest! {
-    #![proptest_config(Config { cases: 32, rng_seed: RngSeed::Fixed(0x7072_6f78_7900), ..Config::default() })]
+    #![proptest_config(Config { cases: 48, rng_seed: RngSeed::Fixed(0x7072_6f78_7900), ..Config::default() })]
     /// The same property through a proxy on the base station — PEP, mmPEP, the BDP proxy's
     /// reactive and proactive control deployments, its split deployment — with random wired
     /// losses, block errors at a random LOS SINR, random LOS/NLOS periods (outages or a low NLOS

@@ -10,6 +10,8 @@
 //!   across the outage.
 //! - mmPEP's batch: N = 14 with the seed's α, β, σ, ε (19 with σ = 0.3), and the batch counters
 //!   agree with each other.
+//! - PEP's timer rules: `"go_back_n"` resends many segments per expiry where `"first"` resends
+//!   one, and finishes a transfer whose tail the radio lost in less than half the time.
 //! - BDP reactive, control deployment: after `report_delay` + `control_delay` the server's window
 //!   is the proxy's window, which is R × T; proactive: the lowest-MCS BDP for the TTR after a drop
 //!   of ≥ 2 MCS, a ramp back.
@@ -586,6 +588,36 @@ fn proxy_timer_repairs_at_its_rto_not_at_the_wait_for_a_hole() {
     assert_eq!(u64_of(&f["bytes_delivered"]), 300_000, "{s}");
     assert_eq!(u64_of(&f["delivered_segments"]), 300_000u64.div_ceil(MSS));
     assert!(u64_of(&s["timer_retransmissions"]) > 50, "the timer did the repair: {s}");
+}
+
+/// PEP's two timer rules on the same losses: `"first"` resends one segment per expiry,
+/// `"go_back_n"` everything unacknowledged, so it repairs a buffer's worth of losses per expiry
+/// and finishes sooner; both deliver every byte once.
+#[test]
+fn pep_go_back_n_timer_resends_the_whole_unacknowledged_cache() {
+    let size = 300_000;
+    let run = |timeout: &str| {
+        let out = run_toml(&overflowing_cell(
+            &format!(r#"{{ kind = "pep", timeout = "{timeout}" }}"#),
+            0.05,
+            14,
+            size,
+        ));
+        let s = stats(&out).clone();
+        let f = flow(&out).clone();
+        assert_eq!(u64_of(&f["bytes_delivered"]), size, "{timeout}: {s}");
+        assert_eq!(u64_of(&f["delivered_segments"]), size.div_ceil(MSS), "{timeout}: {s}");
+        let done =
+            f["completion_seconds"].as_f64().unwrap_or_else(|| panic!("{timeout} did not finish: {s}"));
+        (s, done)
+    };
+    let (first, first_done) = run("first");
+    let (gbn, gbn_done) = run("go_back_n");
+    let per_expiry =
+        |s: &Value| u64_of(&s["timer_retransmissions"]) as f64 / u64_of(&s["timer_expiries"]) as f64;
+    assert_eq!(per_expiry(&first), 1.0, "{first}");
+    assert!(per_expiry(&gbn) > 5.0, "go-back-N resends many segments per expiry: {gbn}");
+    assert!(gbn_done < 0.5 * first_done, "go-back-N {gbn_done} s, first {first_done} s");
 }
 
 /// Bug class: RLC UM never resolves an SDU whose every segment was lost with nothing sent

@@ -1,6 +1,6 @@
 """Figures of kim2017-fig5 (and, through `draw`, kim2017-fig6): the rate and the delivery ratio
-of plain TCP NewReno, PEP and mmPEP against the NLOS duration, each value the mean over the
-seeds with its 95 % CI (seed 002 Fig. 5 and 6).
+of plain TCP NewReno, PEP (with either timer rule) and mmPEP against the NLOS duration, each
+value the mean over the seeds with its 95 % CI (seed 002 Fig. 5 and 6).
 
 - `rate.png`: in-order goodput at the mobile's application (seed 002's "rate");
 - `delivery_ratio.png`: segments delivered to the application ÷ segments that reached the
@@ -22,6 +22,7 @@ BUFFER = "link.air.radio.rlc.buffer"
 SCHEMES = [
     ("tcp", "TCP NewReno", "tab:red", "-"),
     ("pep", "PEP", "tab:orange", "--"),
+    ("pep-gbn", "PEP, go-back-N timer", "tab:green", "-."),
     ("mmpep", "mmPEP", "tab:blue", ":"),
 ]
 
@@ -35,8 +36,12 @@ def seconds(value: str) -> float:
 
 
 def scheme(point: dict[str, Any]) -> str:
+    """'tcp', 'pep', 'pep-gbn' (PEP whose timer goes back N) or 'mmpep'."""
     processors = point["overrides"].get(PROXY) or []
-    return processors[0]["kind"] if processors else "tcp"
+    if not processors:
+        return "tcp"
+    kind = processors[0]["kind"]
+    return f"{kind}-gbn" if processors[0].get("timeout") == "go_back_n" else kind
 
 
 def nlos_seconds(point: dict[str, Any]) -> float:

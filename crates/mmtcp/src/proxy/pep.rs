@@ -10,9 +10,13 @@
 //!   segment the ACK names — the one holding the ACK number — is retransmitted; further
 //!   duplicates of the same hole repeat it only once a round trip (SRTT) has passed, the guard
 //!   mmPEP uses too, so that the two differ only in what they send;
-//! - on timer expiry the first unacknowledged cached segment (not SACKed by the mobile) is
-//!   retransmitted and the timer backs off (RFC 6298 §5.5), whatever the RLC buffer holds: the
-//!   redundant retransmissions seed 002 §IV blames for PEP's low delivery ratio.
+//! - on timer expiry, whatever the RLC buffer holds (the redundant retransmissions seed 002 §IV
+//!   blames for PEP's low delivery ratio), the timer backs off (RFC 6298 §5.5) and what is resent
+//!   depends on `timeout` ([`PepTimeout`]): the first unacknowledged cached segment (not SACKed
+//!   by the mobile), as Snoop does, or every unacknowledged cached segment, as a TCP sender
+//!   going back N after a timeout (RFC 5681 §3.1) — the split-connection PEP of RFC 3135 §2.1 —
+//!   but all at once, since this proxy keeps no congestion window toward the mobile. The seed
+//!   says only that PEP's timer retransmits what RLC may still deliver.
 //!
 //! Retransmissions join the back of the next hop's queue: priority over first transmissions is
 //! mmPEP's contribution (§III-B), not the baseline's.
@@ -29,6 +33,17 @@ use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+/// What PEP resends when its retransmission timer expires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PepTimeout {
+    /// The first unacknowledged cached segment (Snoop, seed 002 ref. [8]).
+    #[default]
+    First,
+    /// Every unacknowledged cached segment, in order (a TCP sender's go-back-N).
+    GoBackN,
+}
+
 /// `kind = "pep"`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -43,6 +58,8 @@ pub struct PepConfig {
     pub min_rto: Time,
     pub initial_rto: Time,
     pub max_rto: Time,
+    /// What a timer expiry resends (default `"first"`).
+    pub timeout: PepTimeout,
 }
 
 impl Default for PepConfig {
@@ -54,6 +71,7 @@ impl Default for PepConfig {
             min_rto: DEFAULT_MIN_RTO,
             initial_rto: DEFAULT_INITIAL_RTO,
             max_rto: DEFAULT_MAX_RTO,
+            timeout: PepTimeout::First,
         }
     }
 }
@@ -67,14 +85,15 @@ impl PepConfig {
             self.dupthresh,
             (self.min_rto, self.initial_rto, self.max_rto),
         )?;
-        Ok(Box::new(Pep::new(params, env)))
+        Ok(Box::new(Pep::new(params, env, self.timeout)))
     }
 }
 
-/// PEP's recovery: the one segment a duplicate ACK names; the first unacknowledged one on
-/// timeout.
+/// PEP's recovery: the one segment a duplicate ACK names; on timeout, the first unacknowledged
+/// one or all of them.
 #[derive(Debug, Default)]
 pub struct PepRecovery {
+    timeout: PepTimeout,
     /// Segments retransmitted on a duplicate ACK.
     dupack_retransmissions: u64,
     /// Duplicate ACKs of a hole repaired less than a round trip ago.
@@ -87,8 +106,9 @@ pub struct PepRecovery {
 pub type Pep = EarlyAckProxy<PepRecovery>;
 
 impl Pep {
-    pub fn new(params: CacheParams, env: &ProcessorEnv) -> Pep {
-        EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery: PepRecovery::default() }
+    pub fn new(params: CacheParams, env: &ProcessorEnv, timeout: PepTimeout) -> Pep {
+        let recovery = PepRecovery { timeout, ..PepRecovery::default() };
+        EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery }
     }
 }
 
@@ -106,7 +126,11 @@ impl Recovery for PepRecovery {
 
     fn on_timeout(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, flow: FlowId) {
         let una = acks.una(flow);
-        self.timer_retransmissions += acks.retransmit_from(ctx, flow, una, 1, false) as u64;
+        let n = match self.timeout {
+            PepTimeout::First => 1,
+            PepTimeout::GoBackN => u32::MAX,
+        };
+        self.timer_retransmissions += acks.retransmit_from(ctx, flow, una, n, false) as u64;
         acks.back_off(ctx, flow);
     }
 
@@ -126,9 +150,13 @@ mod tests {
     use crate::sim::{Duration, SimTime};
 
     fn pep(cache: u64, dupthresh: u32) -> Pep {
+        pep_with(cache, dupthresh, PepTimeout::First)
+    }
+
+    fn pep_with(cache: u64, dupthresh: u32, timeout: PepTimeout) -> Pep {
         let flows = flows();
         let links = radio_links();
-        let cfg = PepConfig { cache: Bytes(cache), dupthresh, ..PepConfig::default() };
+        let cfg = PepConfig { cache: Bytes(cache), dupthresh, timeout, ..PepConfig::default() };
         let env = env(&flows, &links);
         let params = CacheParams::new(
             &env,
@@ -138,7 +166,7 @@ mod tests {
             (cfg.min_rto, cfg.initial_rto, cfg.max_rto),
         )
         .unwrap();
-        Pep::new(params, &env)
+        Pep::new(params, &env, cfg.timeout)
     }
 
     /// Segments 0..n from the server, forwarded; the outputs discarded.
@@ -160,6 +188,15 @@ mod tests {
         assert_eq!(cfg.dupthresh, 1);
         assert_eq!(cfg.min_rto.0, Duration::from_millis(200));
         assert_eq!(cfg.max_rto.0, Duration::from_secs(60));
+        assert_eq!(cfg.timeout, PepTimeout::First);
+        let gbn: ProcessorConfig = toml::from_str("kind = \"pep\"\ntimeout = \"go_back_n\"").unwrap();
+        assert_eq!(
+            gbn,
+            ProcessorConfig::Pep(PepConfig { timeout: PepTimeout::GoBackN, ..PepConfig::default() })
+        );
+        let e =
+            toml::from_str::<ProcessorConfig>("kind = \"pep\"\ntimeout = \"all\"").unwrap_err().to_string();
+        assert!(e.contains("timeout") && e.contains("go_back_n"), "{e}");
         assert!(toml::from_str::<ProcessorConfig>("kind = \"pep\"\nalpha = 1.0").is_err(), "unknown key");
         let flows = flows();
         let links = radio_links();
@@ -262,6 +299,31 @@ mod tests {
         assert_eq!(h.last_timer(), deadline + Duration::from_millis(400), "backed off");
         assert_eq!(p.summary()["timer_retransmissions"], 1);
         assert_eq!(p.summary()["timer_expiries"], 1);
+    }
+
+    #[test]
+    fn test_go_back_n_timer_resends_every_unacknowledged_segment_not_sacked() {
+        let mut h = Harness::new();
+        let mut p = pep_with(20 * MSS, 1, PepTimeout::GoBackN);
+        fill(&mut h, &mut p, 8);
+        h.now = SimTime::ZERO + Duration::from_millis(30);
+        let id = h.ack(2 * MSS, &[]);
+        h.packet(&mut p, id);
+        // The mobile holds segment 4 out of order; the duplicate ACK repairs segment 2.
+        let id = h.ack(2 * MSS, &[(4 * MSS, 5 * MSS)]);
+        h.packet(&mut p, id);
+        h.take();
+        h.set_rlc_holding(true);
+        let deadline = h.last_timer();
+        h.fire(&mut p, deadline, 0);
+        let rtx = to_mobile(&h.take());
+        let seqs: Vec<u64> = rtx.iter().map(|(s, _)| s.tcp.seq / MSS).collect();
+        assert_eq!(seqs, [2, 3, 5, 6, 7], "from the mobile's ACK to the end of the cache, in order");
+        assert!(rtx.iter().all(|(_, first)| !first), "behind the queue, whatever RLC holds");
+        assert_eq!(h.last_timer(), deadline + Duration::from_millis(400), "backed off");
+        let s = p.summary();
+        assert_eq!(s["timer_retransmissions"], 5);
+        assert_eq!(s["retransmitted_segments"], 6, "the repair of the duplicate ACK, then five");
     }
 
     #[test]
