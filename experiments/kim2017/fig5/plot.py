@@ -4,7 +4,10 @@ value the mean over the seeds with its 95 % CI (seed 002 Fig. 5 and 6).
 
 - `rate.png`: in-order goodput at the mobile's application (seed 002's "rate");
 - `delivery_ratio.png`: segments delivered to the application ÷ segments that reached the
-  mobile's TCP, duplicates included (seed 002's "delivery ratio").
+  mobile's TCP, duplicates included (seed 002's "delivery ratio");
+- `timeline.png` (Fig. 5 only): one extra run per scheme, LOS = NLOS = 1 s with a 3 MB RLC
+  buffer, seed 1: the application rate, the proxy's cache and its retransmissions over time —
+  why PEP collapses after the first NLOS period and mmPEP does not.
 
 One panel per RLC buffer size (the seed does not state it).
 """
@@ -16,6 +19,9 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+import mmtcp
+
+SCENARIO = Path(__file__).parent / "scenario.toml"
 CHANNEL = "link.air.radio.channel"
 PROXY = "node.bs.processors"
 BUFFER = "link.air.radio.rlc.buffer"
@@ -99,6 +105,50 @@ def _megabytes(text: str) -> float:
     return float(digits) if digits else 0.0
 
 
+def timeline(points: list[dict[str, Any]], out_dir: Path) -> Path:
+    """Runs each scheme of the sweep once (LOS = NLOS = 1 s, RLC buffer 3 MB, seed 1, 10 s) and
+    draws its application rate, the proxy's cache and the proxy's retransmissions."""
+    processors = {}
+    for p in points:
+        processors.setdefault(scheme(p), p["overrides"].get(PROXY) or [])
+    figure = Figure(figsize=(12, 8), layout="constrained")
+    rate_axes, cache_axes, rtx_axes = figure.subplots(3, 1, sharex=True)
+    for key, label, colour, style in SCHEMES:
+        if key not in processors:
+            continue
+        overrides = {
+            PROXY: processors[key],
+            BUFFER: "3MB",
+            f"{CHANNEL}.los_duration": "1s",
+            f"{CHANNEL}.nlos_duration": "1s",
+            "simulation.duration": "10s",
+        }
+        ts = mmtcp.run(SCENARIO, seed=1, overrides=overrides).timeseries
+        t = ts["time_s"]
+        goodput = ts["flow.tcp.goodput_bps"] / 1e6
+        rate_axes.plot(t, goodput, label=label, color=colour, linestyle=style)
+        if processors[key]:
+            kind = processors[key][0]["kind"]
+            cache = ts[f"proxy.bs.{kind}.cache_bytes"] / 1e6
+            cache_axes.plot(t, cache, label=label, color=colour, linestyle=style)
+            rtx = ts[f"proxy.bs.{kind}.retransmitted_segments"]
+            rtx_axes.plot(t, rtx, label=label, color=colour, linestyle=style)
+    rate_axes.set_ylabel("application rate (Mbit/s)")
+    cache_axes.set_ylabel("proxy cache (MB)")
+    rtx_axes.set_ylabel("proxy retransmissions\nper 100 ms")
+    rtx_axes.set_yscale("symlog")
+    rtx_axes.set_xlabel("time (s); NLOS from 1 to 2 s, 3 to 4 s, ...")
+    for axes in (rate_axes, cache_axes, rtx_axes):
+        axes.grid(True, alpha=0.3)
+        axes.legend(loc="upper left")
+    figure.suptitle("LOS = NLOS = 1 s, RLC buffer 3 MB, seed 1")
+    path = out_dir / "timeline.png"
+    figure.savefig(path, dpi=120)
+    return path
+
+
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-    """Draws the two figures into `out_dir` and returns their paths."""
-    return draw(points, out_dir, "LOS = NLOS duration, server capped at 100 Mbit/s")
+    """Draws the three figures into `out_dir` and returns their paths."""
+    paths = draw(points, out_dir, "LOS = NLOS duration, server capped at 100 Mbit/s")
+    paths.append(timeline(points, out_dir))
+    return paths
