@@ -88,14 +88,14 @@ impl Default for MmPepConfig {
 }
 
 impl MmPepConfig {
+    /// The shared early-ACK keys, checked.
+    fn cache_params(&self, env: &ProcessorEnv) -> Result<CacheParams, InputError> {
+        let rto = (self.min_rto, self.initial_rto, self.max_rto);
+        CacheParams::new(env, self.cache, self.window_update, self.dupthresh, rto)
+    }
+
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {
-        let params = CacheParams::new(
-            env,
-            self.cache,
-            self.window_update,
-            self.dupthresh,
-            (self.min_rto, self.initial_rto, self.max_rto),
-        )?;
+        let params = self.cache_params(env)?;
         if !(self.alpha > 0.0 && self.alpha <= 1000.0) {
             return Err(env.error(
                 "alpha",
@@ -231,14 +231,7 @@ mod tests {
         let links = radio_links();
         let env = env(&flows, &links);
         let c = MmPepConfig { cache: Bytes(cache), ..MmPepConfig::default() };
-        let params = CacheParams::new(
-            &env,
-            c.cache,
-            c.window_update,
-            c.dupthresh,
-            (c.min_rto, c.initial_rto, c.max_rto),
-        )
-        .unwrap();
+        let params = c.cache_params(&env).unwrap();
         MmPep::new(params, &env, links[0].downlink, 0.2077, 14)
     }
 

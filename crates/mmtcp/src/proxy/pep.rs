@@ -77,14 +77,14 @@ impl Default for PepConfig {
 }
 
 impl PepConfig {
+    /// The shared early-ACK keys, checked.
+    fn cache_params(&self, env: &ProcessorEnv) -> Result<CacheParams, InputError> {
+        let rto = (self.min_rto, self.initial_rto, self.max_rto);
+        CacheParams::new(env, self.cache, self.window_update, self.dupthresh, rto)
+    }
+
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {
-        let params = CacheParams::new(
-            env,
-            self.cache,
-            self.window_update,
-            self.dupthresh,
-            (self.min_rto, self.initial_rto, self.max_rto),
-        )?;
+        let params = self.cache_params(env)?;
         Ok(Box::new(Pep::new(params, env, self.timeout)))
     }
 }
@@ -158,14 +158,7 @@ mod tests {
         let links = radio_links();
         let cfg = PepConfig { cache: Bytes(cache), dupthresh, timeout, ..PepConfig::default() };
         let env = env(&flows, &links);
-        let params = CacheParams::new(
-            &env,
-            cfg.cache,
-            cfg.window_update,
-            cfg.dupthresh,
-            (cfg.min_rto, cfg.initial_rto, cfg.max_rto),
-        )
-        .unwrap();
+        let params = cfg.cache_params(&env).unwrap();
         Pep::new(params, &env, cfg.timeout)
     }
 
