@@ -293,6 +293,20 @@ fn processor_errors_name_the_processor_and_key() {
             "node[1].processors[0].link",
             "needs a link with the radio stack",
         ),
+        (
+            BASE.replace(
+                "name = \"ue\"",
+                "name = \"ue\"\nprocessors = [{ kind = \"pep\", hold_for_rlc = true }]",
+            ),
+            "node[1].processors[0].link",
+            "needs a link with the radio stack",
+        ),
+        // A link named where nothing uses it.
+        (
+            proxied(r#"[{ kind = "pep", link = "air" }]"#),
+            "node[1].processors[0].link",
+            "is used only with hold_for_rlc = true",
+        ),
         // A bdp proxy on the server, an end of every flow.
         (
             proxied("[]")

@@ -203,10 +203,12 @@ struct ProxyCase {
 }
 
 /// The processors a case may put on bs.
-const PROXIES: [&str; 6] = [
+const PROXIES: [&str; 8] = [
     r#"{ kind = "pep" }"#,
     r#"{ kind = "pep", timeout = "go_back_n" }"#,
+    r#"{ kind = "pep", hold_for_rlc = true, mobile_window = true }"#,
     r#"{ kind = "mmpep" }"#,
+    r#"{ kind = "mmpep", hold_for_rlc = true }"#,
     r#"{ kind = "bdp", policy = "reactive" }"#,
     r#"{ kind = "bdp", policy = "proactive" }"#,
     r#"{ kind = "bdp", deployment = "split" }"#,
@@ -271,8 +273,9 @@ app = {app}
 }
 
 proptest! {
-    #![proptest_config(Config { cases: 48, rng_seed: RngSeed::Fixed(0x7072_6f78_7900), ..Config::default() })]
-    /// The same property through a proxy on the base station — PEP, mmPEP, the BDP proxy's
+    #![proptest_config(Config { cases: 64, rng_seed: RngSeed::Fixed(0x7072_6f78_7900), ..Config::default() })]
+    /// The same property through a proxy on the base station — PEP and mmPEP (forwarding at
+    /// once, or waiting for room in RLC and for the mobile's window), the BDP proxy's
     /// reactive and proactive control deployments, its split deployment — with random wired
     /// losses, block errors at a random LOS SINR, random LOS/NLOS periods (outages or a low NLOS
     /// SINR), HARQ on or off, RLC UM or AM with a random buffer: every byte reaches the UE

@@ -12,6 +12,9 @@
 //!   agree with each other.
 //! - PEP's timer rules: `"go_back_n"` resends many segments per expiry where `"first"` resends
 //!   one, and finishes a transfer whose tail the radio lost in less than half the time.
+//! - Forwarding that waits: with `hold_for_rlc` nothing is dropped at a full RLC buffer and far
+//!   fewer segments need repair; with `mobile_window` the mobile's receive buffer never
+//!   overflows.
 //! - BDP reactive, control deployment: after `report_delay` + `control_delay` the server's window
 //!   is the proxy's window, which is R × T; proactive: the lowest-MCS BDP for the TTR after a drop
 //!   of ≥ 2 MCS, a ramp back.
@@ -618,6 +621,64 @@ fn pep_go_back_n_timer_resends_the_whole_unacknowledged_cache() {
     assert_eq!(per_expiry(&first), 1.0, "{first}");
     assert!(per_expiry(&gbn) > 5.0, "go-back-N resends many segments per expiry: {gbn}");
     assert!(gbn_done < 0.5 * first_done, "go-back-N {gbn_done} s, first {first_done} s");
+}
+
+/// What a run of [`overflowing_cell`] with `processor` delivered and dropped, per cause.
+struct Drops {
+    rlc_buffer: u64,
+    receive_buffer: u64,
+    retransmitted: u64,
+    held: u64,
+}
+
+fn drops(processor: &str, receive_buffer: &str, size: u64) -> Drops {
+    let text = overflowing_cell(processor, 0.05, 14, size).replace(
+        r#"transport = { cc = "newreno" }"#,
+        &format!(r#"transport = {{ cc = "newreno", receive_buffer = "{receive_buffer}" }}"#),
+    );
+    let out = run_toml(&text);
+    let s = stats(&out);
+    let f = flow(&out);
+    assert_eq!(u64_of(&f["bytes_delivered"]), size, "{processor}: {s}");
+    assert_eq!(u64_of(&f["delivered_segments"]), size.div_ceil(MSS), "{processor}: {s}");
+    let by_cause = &f["dropped_segments"]["by_cause"];
+    Drops {
+        rlc_buffer: u64_of(&by_cause["queue_full"]),
+        receive_buffer: u64_of(&by_cause["receive_buffer"]),
+        retransmitted: u64_of(&s["retransmitted_segments"]),
+        held: u64_of(&s["segments_held"]),
+    }
+}
+
+/// `hold_for_rlc`: where forwarding at once overflows the 14 KB RLC buffer, the proxy that
+/// waits for room loses nothing at the base station, so it repairs only the radio's losses.
+#[test]
+fn hold_for_rlc_keeps_the_rlc_buffer_from_overflowing() {
+    for kind in ["pep", "mmpep"] {
+        let at_once = drops(&format!(r#"{{ kind = "{kind}" }}"#), "6MB", 300_000);
+        let held = drops(&format!(r#"{{ kind = "{kind}", hold_for_rlc = true }}"#), "6MB", 300_000);
+        assert!(at_once.rlc_buffer > 50, "{kind}: the cell overflows RLC ({})", at_once.rlc_buffer);
+        assert_eq!(at_once.held, 0, "{kind}");
+        assert_eq!(held.rlc_buffer, 0, "{kind}: nothing dropped at the base station");
+        assert!(held.held > 50, "{kind}: the server's data waited in the cache ({})", held.held);
+        assert!(
+            2 * held.retransmitted < at_once.retransmitted,
+            "{kind}: {} retransmissions with hold_for_rlc against {}",
+            held.retransmitted,
+            at_once.retransmitted
+        );
+    }
+}
+
+/// `mobile_window`: with a 15 KB receive buffer behind the radio's holes, a proxy that forwards
+/// everything overflows the mobile; one that keeps within its advertised window never does.
+#[test]
+fn mobile_window_keeps_the_mobiles_receive_buffer_from_overflowing() {
+    let at_once = drops(r#"{ kind = "pep" }"#, "15KB", 300_000);
+    let within = drops(r#"{ kind = "pep", mobile_window = true }"#, "15KB", 300_000);
+    assert!(at_once.receive_buffer > 10, "the mobile overflows ({})", at_once.receive_buffer);
+    assert_eq!(within.receive_buffer, 0, "data within the advertised edge always fits");
+    assert!(within.held > 0);
 }
 
 /// Bug class: RLC UM never resolves an SDU whose every segment was lost with nothing sent

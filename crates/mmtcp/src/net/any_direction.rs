@@ -58,6 +58,15 @@ impl AnyDirection {
         }
     }
 
+    /// Free bytes in the buffer a new packet joins (radio: RLC's SDU buffer); `u64::MAX` for a
+    /// wired queue limited in packets.
+    pub fn room_bytes(&self) -> u64 {
+        match self {
+            AnyDirection::Wired(d) => d.room_bytes(),
+            AnyDirection::Radio(r) => r.room_bytes(),
+        }
+    }
+
     /// The rate the direction can carry now, bit/s.
     pub fn rate_bps(&self) -> u64 {
         match self {

@@ -131,6 +131,11 @@ impl Direction {
         self.queue.len()
     }
 
+    /// Free bytes in the queue under a byte limit; `u64::MAX` under a packet limit.
+    pub fn room_bytes(&self) -> u64 {
+        self.queue.room_bytes()
+    }
+
     /// Brings the time integrals up to `now` (call before any change of rate or queue).
     #[inline]
     fn account(&mut self, now: SimTime) {

@@ -23,6 +23,14 @@ impl DropTailQueue {
         DropTailQueue { items: VecDeque::with_capacity(capacity), bytes: 0, limit }
     }
 
+    /// Free bytes under a byte limit; `u64::MAX` under a packet limit.
+    pub fn room_bytes(&self) -> u64 {
+        match self.limit {
+            BufferLimit::Packets(_) => u64::MAX,
+            BufferLimit::Bytes(b) => b.saturating_sub(self.bytes),
+        }
+    }
+
     fn fits(&self, size: u32) -> bool {
         match self.limit {
             BufferLimit::Packets(n) => (self.items.len() as u64) < n,

@@ -45,6 +45,12 @@
 //!   mobile already holds is not one). From the `dupthresh`-th of a run on, each is reported to
 //!   the retransmission policy (PEP or mmPEP), which decides what to resend; the count restarts
 //!   when the cumulative ACK advances or the policy repairs the hole.
+//! - **Forwarding that waits** ([`Hold`], keys `hold_for_rlc` and `mobile_window`; seed 002
+//!   §III-A: "the base station keeps these packets in its cache until LOS status is resumed"):
+//!   instead of passing on at once, a cached segment waits in the cache until the radio link's
+//!   RLC buffer has room for it and, with `mobile_window`, until it lies within the window the
+//!   mobile advertised. Retransmissions wait for RLC room too, ahead of new data. Waiting data
+//!   goes out on the mobile's next ACK or at a check every [`HOLD_POLL`].
 //! - **Retransmission timer** (RFC 6298 applied to the proxy→mobile path): an [`RttEstimator`]
 //!   fed only by segments the proxy forwarded once (Karn's rule, RFC 6298 §3), running while the
 //!   cache holds data, restarted when the mobile's ACK advances (§5.3), stopped when the cache
@@ -55,6 +61,7 @@
 use super::config::{FlowInfo, ProcessorEnv};
 use super::{PacketProcessor, ProcCtx, Verdict};
 use crate::error::InputError;
+use crate::event::DirId;
 use crate::net::{
     FlowId, NodeId, Packet, PacketId, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES,
 };
@@ -79,6 +86,30 @@ pub const DEFAULT_INITIAL_RTO: Time = Time(Duration::from_secs(1));
 /// Default `max_rto` (RFC 6298 §2.5: at least 60 s).
 pub const DEFAULT_MAX_RTO: Time = Time(Duration::from_secs(60));
 
+/// Period of the check for room in the RLC buffer while forwarding waits for it (`hold_for_rlc`).
+/// In LOS the mobile's ACKs, which arrive every few microseconds, release held data; the check
+/// covers the start of a LOS period, when RLC drains before any ACK is back.
+pub const HOLD_POLL: Duration = Duration::from_millis(1);
+/// The token of the hold check's timer (flow timers use the flow's index).
+const HOLD_POLL_TOKEN: u32 = u32::MAX;
+
+/// When the proxy forwards what it caches (`hold_for_rlc` and `mobile_window` keys).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hold {
+    /// Forwarding (new data and retransmissions) waits until this direction — the watched radio
+    /// link's downlink — has room for the packet, so RLC's buffer never overflows; what waits
+    /// stays in the cache (seed 002 §III-A).
+    pub rlc: Option<DirId>,
+    /// New data waits until it lies within the window the mobile last advertised.
+    pub mobile_window: bool,
+}
+
+impl Hold {
+    fn any(&self) -> bool {
+        self.rlc.is_some() || self.mobile_window
+    }
+}
+
 /// The ack-management parameters, checked.
 #[derive(Clone, Debug)]
 pub struct CacheParams {
@@ -91,6 +122,8 @@ pub struct CacheParams {
     pub min_rto: Duration,
     pub initial_rto: Duration,
     pub max_rto: Duration,
+    /// When forwarding waits (default: never, the proxy forwards what arrives at once).
+    pub hold: Hold,
 }
 
 impl CacheParams {
@@ -141,6 +174,7 @@ impl CacheParams {
             min_rto: min_rto.0,
             initial_rto: initial_rto.0,
             max_rto: max_rto.0,
+            hold: Hold::default(),
         })
     }
 }
@@ -222,6 +256,8 @@ struct Segment {
     sent_at: SimTime,
     /// Whether the proxy retransmitted it (no RTT sample then, Karn's rule).
     retransmitted: bool,
+    /// Whether the proxy has forwarded it (always, unless forwarding waits: [`Hold`]).
+    forwarded: bool,
 }
 
 impl Segment {
@@ -279,6 +315,12 @@ struct FlowCache {
     repair: Option<Repair>,
     rtt: RttEstimator,
     timer: Timer,
+    /// Right edge of the mobile's receive window: `ack + window` of its latest segment.
+    mobile_edge: u64,
+    /// Cached segments waiting to be forwarded, in arrival order ([`Hold`]).
+    held: VecDeque<PacketId>,
+    /// Retransmissions waiting for room in the RLC buffer, with their priority flag.
+    held_rtx: VecDeque<(PacketId, bool)>,
 }
 
 impl FlowCache {
@@ -303,6 +345,9 @@ impl FlowCache {
             repair: None,
             rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto),
             timer: Timer::default(),
+            mobile_edge: 0,
+            held: VecDeque::new(),
+            held_rtx: VecDeque::new(),
         }
     }
 
@@ -339,6 +384,10 @@ pub struct AckStats {
     pub retransmitted_segments: u64,
     /// Retransmission timer expiries with data cached.
     pub timer_expiries: u64,
+    /// Segments that waited in the cache before the proxy forwarded them ([`Hold`]).
+    pub segments_held: u64,
+    /// Most payload waiting to be forwarded at once (all flows).
+    pub peak_held_bytes: u64,
     pub rtt_samples: u64,
     /// Payload cached now (all flows).
     pub cache_bytes: u64,
@@ -352,24 +401,40 @@ pub struct AckManager {
     pub stats: AckStats,
     /// Segments retransmitted since the last time-series row.
     retransmitted_since_sample: u64,
+    /// Payload waiting to be forwarded now (all flows).
+    held_bytes: u64,
+    /// Whether the hold check's timer is pending.
+    poll_armed: bool,
+    /// Room left in the RLC buffer during the current call ([`Self::reserve`]).
+    call_room: Option<u64>,
 }
 
 impl AckManager {
     pub fn new(p: CacheParams, flows: &[FlowInfo]) -> AckManager {
         debug_assert!(flows.iter().enumerate().all(|(i, f)| f.id.0 as usize == i));
         let flows = flows.iter().map(|f| FlowCache::new(f, &p)).collect();
-        AckManager { p, flows, stats: AckStats::default(), retransmitted_since_sample: 0 }
+        AckManager {
+            p,
+            flows,
+            stats: AckStats::default(),
+            retransmitted_since_sample: 0,
+            held_bytes: 0,
+            poll_armed: false,
+            call_room: None,
+        }
     }
 
     /// A packet reached the proxy's node. Returns the verdict, and a duplicate ACK for the
     /// retransmission policy when the packet was the `dupthresh`-th (or a later) one.
     pub fn on_packet(&mut self, ctx: &mut ProcCtx, id: PacketId) -> (Verdict, Option<DupAck>) {
+        self.call_room = None;
         let pkt = *ctx.packets.get(id);
         let Some(f) = self.flows.get_mut(pkt.flow.0 as usize) else {
             return (Verdict::Pass, None);
         };
         if pkt.tcp.flags.contains(TcpFlags::SYN) {
             if pkt.to == Side::Sender {
+                f.mobile_edge = f.mobile_edge.max(pkt.tcp.window);
                 // §III-A flow control from the first window the server hears.
                 let window = pkt.tcp.window.min(self.p.cache - f.cached);
                 ctx.packets.get_mut(id).tcp.window = window;
@@ -387,9 +452,12 @@ impl AckManager {
                 let flow = pkt.flow.0 as usize;
                 ctx.packets.free(id);
                 self.stats.acks_consumed += 1;
-                (Verdict::Consumed, self.on_mobile_ack(ctx, flow, &pkt))
+                let dupack = self.on_mobile_ack(ctx, flow, &pkt);
+                self.release(ctx);
+                (Verdict::Consumed, dupack)
             }
             Side::Sender if !pkt.is_data() => {
+                f.mobile_edge = f.mobile_edge.max(pkt.tcp.ack + pkt.tcp.window);
                 self.stats.acks_passed += 1;
                 (Verdict::Pass, None)
             }
@@ -426,6 +494,7 @@ impl AckManager {
                 first_sent_at: pkt.first_sent_at,
                 sent_at: ctx.now,
                 retransmitted: false,
+                forwarded: !self.p.hold.any(),
             },
         );
         f.cached += seg.len();
@@ -438,13 +507,118 @@ impl AckManager {
         } else {
             f.above.insert(seg);
         }
-        // RFC 6298 §5.1: start the timer when data goes out and it is not running.
+        if self.p.hold.any() {
+            f.held.push_back(id);
+            self.held_bytes += seg.len();
+            self.send_ack(ctx, flow);
+            self.release(ctx);
+            if self.flows[flow].held.back() == Some(&id) {
+                self.stats.segments_held += 1;
+            }
+            return Verdict::Consumed;
+        }
+        Self::start_timer(ctx, f, flow);
+        self.send_ack(ctx, flow);
+        Verdict::Pass
+    }
+
+    /// RFC 6298 §5.1: starts the timer when data goes out and it is not running.
+    fn start_timer(ctx: &mut ProcCtx, f: &mut FlowCache, flow: usize) {
         if !f.timer.is_armed() {
             let at = f.timer.set(ctx.now + f.rtt.rto());
             ctx.arm(at, flow as u32);
         }
-        self.send_ack(ctx, flow);
-        Verdict::Pass
+    }
+
+    /// Forwards what waits ([`Hold`]) as far as the RLC buffer's room and the mobile's window
+    /// allow: per flow retransmissions first, then new data in arrival order; one packet per flow
+    /// in turn. While anything waits on RLC, checks again every [`HOLD_POLL`].
+    fn release(&mut self, ctx: &mut ProcCtx) {
+        if !self.p.hold.any() {
+            return;
+        }
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for flow in 0..self.flows.len() {
+                progress |= self.release_one(ctx, flow);
+            }
+        }
+        self.stats.peak_held_bytes = self.stats.peak_held_bytes.max(self.held_bytes);
+        self.arm_poll(ctx);
+    }
+
+    /// Arms the hold check's timer if anything waits for room in the RLC buffer.
+    fn arm_poll(&mut self, ctx: &mut ProcCtx) {
+        if self.poll_armed || self.p.hold.rlc.is_none() {
+            return;
+        }
+        if self.flows.iter().any(|f| !f.held.is_empty() || !f.held_rtx.is_empty()) {
+            self.poll_armed = true;
+            ctx.arm(Some(ctx.now + HOLD_POLL), HOLD_POLL_TOKEN);
+        }
+    }
+
+    /// Whether the RLC buffer the proxy waits for (if any) has room for `id`, counting what
+    /// this call forwarded already (it reaches the buffer after the call); if so, the room is
+    /// taken.
+    fn reserve(&mut self, ctx: &ProcCtx, id: PacketId) -> bool {
+        let Some(dir) = self.p.hold.rlc else { return true };
+        let room = self.call_room.get_or_insert_with(|| ctx.room_bytes(dir));
+        let size = ctx.packets.get(id).size as u64;
+        if *room < size {
+            return false;
+        }
+        *room -= size;
+        true
+    }
+
+    /// Forwards `flow`'s next waiting retransmission if there is room; returns whether it did.
+    fn release_rtx(&mut self, ctx: &mut ProcCtx, flow: usize) -> bool {
+        let Some(&(id, first)) = self.flows[flow].held_rtx.front() else { return false };
+        if !self.reserve(ctx, id) {
+            return false;
+        }
+        self.flows[flow].held_rtx.pop_front();
+        if first {
+            ctx.send_first(id);
+        } else {
+            ctx.send(id);
+        }
+        true
+    }
+
+    /// Forwards `flow`'s next waiting packet, a retransmission before new data, if it may go
+    /// now; returns whether it did.
+    fn release_one(&mut self, ctx: &mut ProcCtx, flow: usize) -> bool {
+        if self.release_rtx(ctx, flow) {
+            return true;
+        }
+        let f = &self.flows[flow];
+        if !f.held_rtx.is_empty() {
+            return false;
+        }
+        let Some(&id) = f.held.front() else { return false };
+        let pkt = ctx.packets.get(id);
+        let (seq, len) = (pkt.tcp.seq, pkt.tcp.len as u64);
+        if (self.p.hold.mobile_window && seq + len > f.mobile_edge) || !self.reserve(ctx, id) {
+            return false;
+        }
+        let f = &mut self.flows[flow];
+        f.held.pop_front();
+        self.held_bytes -= len;
+        let i = f.index_after(seq);
+        match f.segments.get_mut(i) {
+            Some(s) if s.seq == seq => {
+                s.forwarded = true;
+                s.sent_at = ctx.now;
+                ctx.send(id);
+                Self::start_timer(ctx, f, flow);
+            }
+            // The mobile acknowledged it while it waited (it got the bytes another way).
+            _ => ctx.packets.free(id),
+        }
+        true
     }
 
     /// Moves `ack_point` over cached ranges that have become contiguous with it.
@@ -464,6 +638,7 @@ impl AckManager {
         if ack > f.high_rx || ack < f.una {
             return None; // acknowledges data never forwarded, or older than what we know
         }
+        f.mobile_edge = f.mobile_edge.max(ack + pkt.tcp.window);
         let advanced = ack > f.una;
         if advanced {
             let mut newest_clean_send = None;
@@ -569,9 +744,16 @@ impl AckManager {
     /// Handles an event of the retransmission timer `token`; returns the flow whose timer
     /// expired with data cached (the policy then acts and re-arms).
     pub fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) -> Option<FlowId> {
+        self.call_room = None;
+        if token == HOLD_POLL_TOKEN {
+            self.poll_armed = false;
+            self.release(ctx);
+            return None;
+        }
         let f = self.flows.get_mut(token as usize)?;
         match f.timer.fire(ctx.now) {
-            Fired::Expired if !f.segments.is_empty() => {
+            // Data out toward the mobile: the lowest cached segment has been forwarded.
+            Fired::Expired if f.segments.front().is_some_and(|s| s.forwarded) => {
                 self.stats.timer_expiries += 1;
                 Some(f.flow)
             }
@@ -624,13 +806,13 @@ impl AckManager {
         f.dupacks = 0;
     }
 
-    /// Retransmits the cached segment holding byte `seq` (unless the mobile SACKed it); returns
-    /// whether it did. `first`: ahead of what waits at the next hop.
+    /// Retransmits the cached segment holding byte `seq` (unless the mobile SACKed it or it was
+    /// never forwarded); returns whether it did. `first`: ahead of what waits at the next hop.
     pub fn retransmit_at(&mut self, ctx: &mut ProcCtx, flow: FlowId, seq: u64, first: bool) -> bool {
         let f = &self.flows[flow.0 as usize];
         let i = f.index_after(seq);
         match f.segments.get(i) {
-            Some(s) if s.seq <= seq && !f.sacked.covers(SeqRange::new(s.seq, s.end())) => {
+            Some(s) if s.seq <= seq && s.forwarded && !f.sacked.covers(SeqRange::new(s.seq, s.end())) => {
                 self.retransmit(ctx, flow, i, first);
                 true
             }
@@ -639,7 +821,7 @@ impl AckManager {
     }
 
     /// Retransmits, in sequence order, up to `n` cached segments that end after `from`, skipping
-    /// those the mobile has SACKed; returns how many it sent.
+    /// those the mobile has SACKed and those not forwarded yet; returns how many it sent.
     pub fn retransmit_from(
         &mut self,
         ctx: &mut ProcCtx,
@@ -653,7 +835,7 @@ impl AckManager {
         while sent < n {
             let f = &self.flows[flow.0 as usize];
             let Some(s) = f.segments.get(i) else { break };
-            if !f.sacked.covers(SeqRange::new(s.seq, s.end())) {
+            if s.forwarded && !f.sacked.covers(SeqRange::new(s.seq, s.end())) {
                 self.retransmit(ctx, flow, i, first);
                 sent += 1;
             }
@@ -678,7 +860,13 @@ impl AckManager {
             sent_at: ctx.now,
             first_sent_at: s.first_sent_at,
         });
-        if first {
+        if self.p.hold.rlc.is_some() {
+            // Waits for room, ahead of new data; only retransmissions go now, so that a run
+            // sent first keeps its order.
+            f.held_rtx.push_back((id, first));
+            while self.release_rtx(ctx, flow.0 as usize) {}
+            self.arm_poll(ctx);
+        } else if first {
             ctx.send_first(id);
         } else {
             ctx.send(id);
@@ -720,6 +908,8 @@ impl AckManager {
             "duplicate_acks": s.duplicate_acks,
             "retransmitted_segments": s.retransmitted_segments,
             "timer_expiries": s.timer_expiries,
+            "segments_held": s.segments_held,
+            "peak_held_bytes": s.peak_held_bytes,
             "rtt_samples": s.rtt_samples,
             "peak_cache_bytes": s.peak_cache_bytes,
         });
@@ -730,8 +920,6 @@ impl AckManager {
     }
 }
 
-/// A hand-driven [`ProcCtx`] for the processors' unit tests: server node 0, proxy node 1,
-/// mobile node 2, one flow with a 1000-byte MSS.
 /// What tells PEP and mmPEP apart: the local recovery they run on the shared Ack management.
 pub trait Recovery {
     /// The mobile's duplicate ACK `dupack` reached the `dupthresh`.
@@ -778,6 +966,8 @@ impl<R: Recovery> PacketProcessor for EarlyAckProxy<R> {
     }
 }
 
+/// A hand-driven [`ProcCtx`] for the processors' unit tests: server node 0, proxy node 1,
+/// mobile node 2, one flow with a 1000-byte MSS.
 #[cfg(test)]
 pub(crate) mod harness {
     use super::*;
@@ -824,6 +1014,7 @@ pub(crate) mod harness {
             min_rto: DEFAULT_MIN_RTO.0,
             initial_rto: DEFAULT_INITIAL_RTO.0,
             max_rto: DEFAULT_MAX_RTO.0,
+            hold: Hold::default(),
         }
     }
 
@@ -905,6 +1096,12 @@ pub(crate) mod harness {
             self.alloc(MOBILE, SERVER, Side::Sender, tcp)
         }
 
+        /// The mobile's ACK of `ack` bytes advertising `window`.
+        pub fn ack_with_window(&mut self, ack: u64, window: u64) -> PacketId {
+            let tcp = TcpHeader { ack, window, flags: TcpFlags::ACK, ..Default::default() };
+            self.alloc(MOBILE, SERVER, Side::Sender, tcp)
+        }
+
         /// A handshake packet with `flags` and `window` addressed to side `to`.
         pub fn handshake(&mut self, to: Side, flags: TcpFlags, window: u64) -> PacketId {
             let (src, dst) = if to == Side::Sender { (MOBILE, SERVER) } else { (SERVER, MOBILE) };
@@ -936,6 +1133,20 @@ pub(crate) mod harness {
                     (p, e.first)
                 })
                 .collect()
+        }
+
+        /// Makes the downlink an empty buffer of `bytes` (what a [`Hold`] on it sees as room).
+        pub fn set_downlink_room(&mut self, bytes: u64) {
+            self.dirs[0] = AnyDirection::Wired(Direction::new(
+                DirId(0),
+                PROXY,
+                MOBILE,
+                0,
+                Duration::from_millis(1),
+                BufferLimit::Bytes(bytes),
+                Impairments::default(),
+                Rng::for_component(1, "test"),
+            ));
         }
 
         /// Makes the downlink hold one packet (`true`) or nothing (`false`).
@@ -1250,6 +1461,132 @@ mod tests {
 
     fn seqs_to_mobile(out: &[(Packet, bool)]) -> Vec<u64> {
         to_mobile(out).iter().map(|(p, _)| p.tcp.seq / MSS).collect()
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Forwarding that waits (Hold)
+
+    /// One data packet on the wire, bytes.
+    const PKT: u64 = TCP_IP_HEADER_BYTES as u64 + MSS;
+
+    fn holding(cache: u64, hold: Hold) -> Bare {
+        let mut p = params(cache);
+        p.hold = hold;
+        Bare(AckManager::new(p, &flows()))
+    }
+
+    const RLC: Hold = Hold { rlc: Some(DirId(0)), mobile_window: false };
+
+    #[test]
+    fn test_hold_for_rlc_forwards_what_fits_and_keeps_the_rest_cached() {
+        let mut h = Harness::new();
+        let mut p = holding(10 * MSS, RLC);
+        // The harness does not queue what the proxy emits: set the room each packet leaves.
+        for (k, room) in [(0, 2 * PKT + PKT / 2), (1, PKT + PKT / 2), (2, PKT / 2), (3, PKT / 2)] {
+            h.set_downlink_room(room);
+            let id = h.data(k);
+            assert_eq!(h.packet(&mut p, id), Verdict::Consumed, "the proxy forwards it itself");
+        }
+        let out = h.take();
+        assert_eq!(seqs_to_mobile(&out), [0, 1], "2 and 3 do not fit");
+        let acks = to_server(&out);
+        assert_eq!(acks.len(), 4);
+        assert_eq!(acks[3].tcp.ack, 4 * MSS, "waiting data is held, so early-ACKed");
+        assert_eq!(acks[3].tcp.window, 6 * MSS, "and it occupies the cache");
+        assert_eq!(p.0.stats.segments_held, 2);
+        assert_eq!(p.0.stats.peak_held_bytes, 2 * MSS);
+        let poll = h.timers.iter().find(|t| t.1 == HOLD_POLL_TOKEN).expect("a check for room").0;
+        assert_eq!(poll, SimTime::ZERO + HOLD_POLL);
+        // Room for one and a half packets: one goes, counted against the room of this call.
+        h.set_downlink_room(PKT + PKT / 2);
+        h.fire(&mut p, poll, HOLD_POLL_TOKEN);
+        assert_eq!(seqs_to_mobile(&h.take()), [2]);
+        assert_eq!(h.last_timer(), poll + HOLD_POLL, "3 still waits: checked again");
+        h.set_downlink_room(10 * PKT);
+        h.fire(&mut p, poll + HOLD_POLL, HOLD_POLL_TOKEN);
+        assert_eq!(seqs_to_mobile(&h.take()), [3]);
+        let timers = h.timers.len();
+        h.fire(&mut p, poll + HOLD_POLL + HOLD_POLL, HOLD_POLL_TOKEN);
+        assert_eq!(h.timers.len(), timers, "nothing waits: no further check");
+    }
+
+    #[test]
+    fn test_held_data_is_neither_timed_nor_retransmitted_before_it_goes() {
+        let mut h = Harness::new();
+        let mut p = holding(10 * MSS, RLC);
+        h.set_downlink_room(0);
+        for k in 0..3 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        assert!(seqs_to_mobile(&h.take()).is_empty());
+        assert!(h.timers.iter().all(|t| t.1 == HOLD_POLL_TOKEN), "no retransmission timer yet");
+        // A duplicate ACK cannot name data never sent.
+        let id = h.ack(0, &[]);
+        h.packet(&mut p, id);
+        assert!(seqs_to_mobile(&h.take()).is_empty());
+        assert_eq!(p.0.stats.retransmitted_segments, 0);
+        h.set_downlink_room(10 * PKT);
+        h.fire(&mut p, SimTime::ZERO + HOLD_POLL, HOLD_POLL_TOKEN);
+        assert_eq!(seqs_to_mobile(&h.take()), [0, 1, 2]);
+        let rto = h.timers.iter().find(|t| t.1 == 0).expect("the timer starts as data goes out").0;
+        assert_eq!(rto, SimTime::ZERO + HOLD_POLL + DEFAULT_INITIAL_RTO.0);
+    }
+
+    #[test]
+    fn test_retransmissions_wait_for_room_ahead_of_new_data() {
+        let mut h = Harness::new();
+        let mut p = holding(20 * MSS, RLC);
+        h.set_downlink_room(10 * PKT);
+        for k in 0..4 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        h.set_downlink_room(0);
+        for k in 4..6 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        assert_eq!(seqs_to_mobile(&h.take()), [0, 1, 2, 3]);
+        // 1 was lost: on the duplicate ACK the policy (two from the hole, first) retransmits 1
+        // and 2, when there is room.
+        for _ in 0..2 {
+            let id = h.ack(MSS, &[]);
+            h.packet(&mut p, id);
+        }
+        assert!(seqs_to_mobile(&h.take()).is_empty(), "no room");
+        assert_eq!(p.0.stats.retransmitted_segments, 2);
+        h.set_downlink_room(3 * PKT);
+        h.fire(&mut p, SimTime::ZERO + HOLD_POLL, HOLD_POLL_TOKEN);
+        let out = to_mobile(&h.take());
+        let sent: Vec<(u64, bool)> = out.iter().map(|(p, first)| (p.tcp.seq / MSS, *first)).collect();
+        assert_eq!(sent, [(1, true), (2, true), (4, false)], "retransmissions first, with their priority");
+    }
+
+    #[test]
+    fn test_mobile_window_holds_new_data_beyond_the_advertised_edge() {
+        let mut h = Harness::new();
+        let mut p = holding(10 * MSS, Hold { rlc: None, mobile_window: true });
+        let syn_ack = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 3 * MSS);
+        h.packet(&mut p, syn_ack);
+        for k in 0..5 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        let out = h.take();
+        assert_eq!(seqs_to_mobile(&out), [0, 1, 2], "the mobile's window is 3 segments");
+        assert_eq!(to_server(&out)[4].tcp.ack, 5 * MSS, "all five are cached and early-ACKed");
+        assert!(h.timers.iter().all(|t| t.1 != HOLD_POLL_TOKEN), "nothing waits on RLC");
+        // The mobile's application stalls: a zero window at 2 segments leaves the edge at 3.
+        let id = h.ack_with_window(2 * MSS, 0);
+        h.packet(&mut p, id);
+        assert!(seqs_to_mobile(&h.take()).is_empty(), "the edge never moves back");
+        let id = h.ack_with_window(3 * MSS, MSS);
+        h.packet(&mut p, id);
+        assert_eq!(seqs_to_mobile(&h.take()), [3], "edge 4 segments");
+        let id = h.ack_with_window(4 * MSS, 3 * MSS);
+        h.packet(&mut p, id);
+        assert_eq!(seqs_to_mobile(&h.take()), [4]);
     }
 
     // ---------------------------------------------------------------------------------------

@@ -64,7 +64,12 @@ pub struct MmPepConfig {
     pub sigma: f64,
     /// ε: the batch covers the loss with probability 1 − ε (default 0.01).
     pub epsilon: f64,
-    /// The radio link whose downlink RLC the timer checks (default: the scenario's only one).
+    /// Forwarding waits in the cache until the radio link's RLC buffer has room (default false).
+    pub hold_for_rlc: bool,
+    /// New data waits until it lies within the mobile's advertised window (default false).
+    pub mobile_window: bool,
+    /// The radio link whose downlink RLC the timer checks, and `hold_for_rlc` waits for
+    /// (default: the scenario's only one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
 }
@@ -82,6 +87,8 @@ impl Default for MmPepConfig {
             beta: 10,
             sigma: 0.1,
             epsilon: 0.01,
+            hold_for_rlc: false,
+            mobile_window: false,
             link: None,
         }
     }
@@ -91,7 +98,12 @@ impl MmPepConfig {
     /// The shared early-ACK keys, checked.
     fn cache_params(&self, env: &ProcessorEnv) -> Result<CacheParams, InputError> {
         let rto = (self.min_rto, self.initial_rto, self.max_rto);
-        CacheParams::new(env, self.cache, self.window_update, self.dupthresh, rto)
+        let mut params = CacheParams::new(env, self.cache, self.window_update, self.dupthresh, rto)?;
+        params.hold.mobile_window = self.mobile_window;
+        if self.hold_for_rlc {
+            params.hold.rlc = Some(env.radio_link(self.link.as_deref())?.downlink);
+        }
+        Ok(params)
     }
 
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {

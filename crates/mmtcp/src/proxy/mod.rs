@@ -13,7 +13,8 @@
 //!   token it chose;
 //! - act on a flow's TCP sender ([`Control::PinCwnd`]: a control message of a cross-layer proxy;
 //!   the processor models the message's delay itself);
-//! - read the link directions ([`ProcCtx::dirs`]: an RLC buffer's occupancy).
+//! - read the link directions ([`ProcCtx::dirs`]: an RLC buffer's occupancy, whether it has
+//!   room for a packet).
 //!
 //! Packets a processor emits leave its node by the route to their destination without passing
 //! through the node's processors again. A processor that names a radio link
@@ -102,6 +103,12 @@ impl ProcCtx<'_> {
     /// has not yet delivered or given up on (sent but unacknowledged ones included).
     pub fn held_packets(&self, dir: DirId) -> usize {
         self.dirs[dir.0 as usize].queue_packets()
+    }
+
+    /// Free bytes in the buffer of direction `dir` (see [`AnyDirection::room_bytes`]) as it was
+    /// when this call began: packets emitted during the call join it only afterwards.
+    pub fn room_bytes(&self, dir: DirId) -> u64 {
+        self.dirs[dir.0 as usize].room_bytes()
     }
 }
 

@@ -60,6 +60,14 @@ pub struct PepConfig {
     pub max_rto: Time,
     /// What a timer expiry resends (default `"first"`).
     pub timeout: PepTimeout,
+    /// Forwarding waits in the cache until the radio link's RLC buffer has room (default false).
+    pub hold_for_rlc: bool,
+    /// New data waits until it lies within the mobile's advertised window (default false).
+    pub mobile_window: bool,
+    /// The radio link whose RLC buffer `hold_for_rlc` waits for (default: the scenario's only
+    /// one); only with `hold_for_rlc`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
 }
 
 impl Default for PepConfig {
@@ -72,6 +80,9 @@ impl Default for PepConfig {
             initial_rto: DEFAULT_INITIAL_RTO,
             max_rto: DEFAULT_MAX_RTO,
             timeout: PepTimeout::First,
+            hold_for_rlc: false,
+            mobile_window: false,
+            link: None,
         }
     }
 }
@@ -80,7 +91,14 @@ impl PepConfig {
     /// The shared early-ACK keys, checked.
     fn cache_params(&self, env: &ProcessorEnv) -> Result<CacheParams, InputError> {
         let rto = (self.min_rto, self.initial_rto, self.max_rto);
-        CacheParams::new(env, self.cache, self.window_update, self.dupthresh, rto)
+        let mut params = CacheParams::new(env, self.cache, self.window_update, self.dupthresh, rto)?;
+        params.hold.mobile_window = self.mobile_window;
+        if self.hold_for_rlc {
+            params.hold.rlc = Some(env.radio_link(self.link.as_deref())?.downlink);
+        } else if self.link.is_some() {
+            return Err(env.error("link", "is used only with hold_for_rlc = true"));
+        }
+        Ok(params)
     }
 
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {

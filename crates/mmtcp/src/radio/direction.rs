@@ -253,6 +253,11 @@ impl RadioDirection {
         self.sdus.held
     }
 
+    /// Free bytes in RLC's SDU buffer.
+    pub fn room_bytes(&self) -> u64 {
+        self.tx.room_bytes()
+    }
+
     fn account(&mut self, now: SimTime) {
         let dt = now.saturating_since(self.accounted_until);
         if dt.0 > 0 {

@@ -414,6 +414,11 @@ impl RlcTx {
             }
     }
 
+    /// Free bytes in the SDU buffer: [`Self::offer`] admits an SDU no longer than that.
+    pub fn room_bytes(&self) -> u64 {
+        self.buffer.room()
+    }
+
     /// Whether `fill` has something to do now (data the window allows, retransmissions, or
     /// discards to report). The MAC schedules this direction only while it is true.
     pub fn has_pending(&self) -> bool {
