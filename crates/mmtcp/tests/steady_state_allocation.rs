@@ -149,17 +149,35 @@ fn allocations_and_packets_with(text: &str) -> (u64, u64, serde_json::Value) {
 }
 
 /// The proxies' per-packet work allocates nothing in steady state either: mmPEP on the base
-/// station (cache, early ACKs, the mobile's ACKs consumed) and the BDP proxy's reactive control
+/// station (cache, early ACKs, the mobile's ACKs consumed), PEP whose forwarding waits in the
+/// cache for RLC room and the mobile's window, and the BDP proxy's reactive control
 /// deployment next to the server (the passive RTT probe on every packet, a delayed report every
 /// millisecond).
 #[test]
 fn proxies_allocate_nothing_per_packet_in_steady_state() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    for (on_p, on_b) in [("[]", r#"[{ kind = "mmpep" }]"#), (r#"[{ kind = "bdp", link = "b-c" }]"#, "[]")] {
-        let (short_allocs, short_packets, _) = allocations_and_packets_with(&proxied("2s", on_p, on_b));
-        let (long_allocs, long_packets, stats) = allocations_and_packets_with(&proxied("4s", on_p, on_b));
+    // The held PEP's server offers more than the radio carries and its RLC buffer is 30 KB:
+    // segments wait in the cache throughout.
+    let small_rlc = r#"rlc = { mode = "am", buffer = "30KB" }"#;
+    let cases = [
+        ("[]", r#"[{ kind = "mmpep" }]"#, None),
+        ("[]", r#"[{ kind = "pep", hold_for_rlc = true, mobile_window = true }]"#, Some(small_rlc)),
+        (r#"[{ kind = "bdp", link = "b-c" }]"#, "[]", None),
+    ];
+    for (on_p, on_b, rlc) in cases {
+        let text = |duration| {
+            let text = proxied(duration, on_p, on_b);
+            rlc.map_or(text.clone(), |rlc| {
+                text.replace(r#"rlc = { mode = "am" }"#, rlc).replace("500Mbps", "2Gbps")
+            })
+        };
+        let (short_allocs, short_packets, _) = allocations_and_packets_with(&text("2s"));
+        let (long_allocs, long_packets, stats) = allocations_and_packets_with(&text("4s"));
         if on_p != "[]" {
             assert!(stats["reports_applied"].as_u64().unwrap() > 3900, "{stats}");
+        }
+        if rlc.is_some() {
+            assert!(stats["segments_held"].as_u64().unwrap() > 10_000, "{stats}");
         }
         let extra_packets = long_packets - short_packets;
         let extra_allocs = long_allocs.saturating_sub(short_allocs);
