@@ -13,8 +13,7 @@
 //!   token it chose;
 //! - act on a flow's TCP sender ([`Control::PinCwnd`]: a control message of a cross-layer proxy;
 //!   the processor models the message's delay itself);
-//! - read the link directions ([`ProcCtx::dirs`]: an RLC buffer's occupancy, whether it has
-//!   room for a packet).
+//! - read the link directions ([`ProcCtx::dirs`]: an RLC buffer's occupancy and free room).
 //!
 //! Packets a processor emits leave its node by the route to their destination without passing
 //! through the node's processors again. A processor that names a radio link

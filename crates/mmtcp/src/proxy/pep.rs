@@ -19,7 +19,9 @@
 //!   says only that PEP's timer retransmits what RLC may still deliver.
 //!
 //! Retransmissions join the back of the next hop's queue: priority over first transmissions is
-//! mmPEP's contribution (§III-B), not the baseline's.
+//! mmPEP's contribution (§III-B), not the baseline's. (With `hold_for_rlc` they still go before
+//! the new data waiting in the proxy's own cache, as any sender sends its retransmissions first;
+//! in the RLC buffer they join the back.)
 
 use super::config::ProcessorEnv;
 use super::early_ack::{

@@ -101,7 +101,7 @@ impl SduBuffer {
 
     /// Admits an SDU of `len` bytes if it fits (drop-tail), assigning it the next SN.
     pub(super) fn offer(&mut self, now: SimTime, len: u32) -> Option<u64> {
-        if !self.fits(len) {
+        if len as u64 > self.room() {
             return None;
         }
         let sn = self.next_sn;
@@ -118,7 +118,7 @@ impl SduBuffer {
     /// the end: the tail) if it fits (drop-tail limit). It takes the SN of the SDU it goes
     /// ahead of (or the next SN at the tail); the SDUs behind it move up by one.
     pub(super) fn offer_at(&mut self, now: SimTime, len: u32, position: usize) -> Option<u64> {
-        if !self.fits(len) {
+        if len as u64 > self.room() {
             return None;
         }
         let at = position.min(self.queue.len());
@@ -137,11 +137,6 @@ impl SduBuffer {
 
     pub(super) fn bytes(&self) -> u64 {
         self.bytes
-    }
-
-    /// Whether an SDU of `len` bytes fits under the byte limit.
-    pub(super) fn fits(&self, len: u32) -> bool {
-        self.bytes + len as u64 <= self.limit
     }
 
     /// Free bytes under the limit.
