@@ -258,11 +258,17 @@ struct Segment {
     retransmitted: bool,
     /// Whether the proxy has forwarded it (always, unless forwarding waits: [`Hold`]).
     forwarded: bool,
+    /// Whether a retransmission of it waits for room in the RLC buffer (`Hold::rlc`).
+    rtx_waiting: bool,
 }
 
 impl Segment {
     fn end(&self) -> u64 {
         self.seq + self.len as u64
+    }
+
+    fn range(&self) -> SeqRange {
+        SeqRange::new(self.seq, self.end())
     }
 }
 
@@ -495,6 +501,7 @@ impl AckManager {
                 sent_at: ctx.now,
                 retransmitted: false,
                 forwarded: !self.p.hold.any(),
+                rtx_waiting: false,
             },
         );
         f.cached += seg.len();
@@ -573,19 +580,39 @@ impl AckManager {
         true
     }
 
-    /// Forwards `flow`'s next waiting retransmission if there is room; returns whether it did.
+    /// Forwards `flow`'s next waiting retransmission if there is room, or drops it if the mobile
+    /// has acknowledged the segment meanwhile; returns whether the queue moved.
     fn release_rtx(&mut self, ctx: &mut ProcCtx, flow: usize) -> bool {
         let Some(&(id, first)) = self.flows[flow].held_rtx.front() else { return false };
-        if !self.reserve(ctx, id) {
+        let seq = ctx.packets.get(id).tcp.seq;
+        let f = &self.flows[flow];
+        let i = f.index_after(seq);
+        let cached = f.segments.get(i).is_some_and(|s| s.seq == seq);
+        if cached && !self.reserve(ctx, id) {
             return false;
         }
-        self.flows[flow].held_rtx.pop_front();
+        let f = &mut self.flows[flow];
+        f.held_rtx.pop_front();
+        if !cached {
+            ctx.packets.free(id);
+            return true;
+        }
+        let s = &mut f.segments[i];
+        s.rtx_waiting = false;
+        s.sent_at = ctx.now;
+        self.emit_rtx(ctx, id, first);
+        true
+    }
+
+    /// Sends retransmission `id` (`first`: ahead of what waits at the next hop) and counts it.
+    fn emit_rtx(&mut self, ctx: &mut ProcCtx, id: PacketId, first: bool) {
         if first {
             ctx.send_first(id);
         } else {
             ctx.send(id);
         }
-        true
+        self.stats.retransmitted_segments += 1;
+        self.retransmitted_since_sample += 1;
     }
 
     /// Forwards `flow`'s next waiting packet, a retransmission before new data, if it may go
@@ -806,13 +833,13 @@ impl AckManager {
         f.dupacks = 0;
     }
 
-    /// Retransmits the cached segment holding byte `seq` (unless the mobile SACKed it or it was
-    /// never forwarded); returns whether it did. `first`: ahead of what waits at the next hop.
+    /// Retransmits the cached segment holding byte `seq` (unless the mobile SACKed it, it was
+    /// never forwarded, or a retransmission of it still waits for room); returns whether it did. `first`: ahead of what waits at the next hop.
     pub fn retransmit_at(&mut self, ctx: &mut ProcCtx, flow: FlowId, seq: u64, first: bool) -> bool {
         let f = &self.flows[flow.0 as usize];
         let i = f.index_after(seq);
         match f.segments.get(i) {
-            Some(s) if s.seq <= seq && s.forwarded && !f.sacked.covers(SeqRange::new(s.seq, s.end())) => {
+            Some(s) if s.seq <= seq && s.forwarded && !s.rtx_waiting && !f.sacked.covers(s.range()) => {
                 self.retransmit(ctx, flow, i, first);
                 true
             }
@@ -821,7 +848,8 @@ impl AckManager {
     }
 
     /// Retransmits, in sequence order, up to `n` cached segments that end after `from`, skipping
-    /// those the mobile has SACKed and those not forwarded yet; returns how many it sent.
+    /// those the mobile has SACKed and those not forwarded yet; one whose retransmission still
+    /// waits for room counts toward `n` but is not queued again. Returns how many it sent.
     pub fn retransmit_from(
         &mut self,
         ctx: &mut ProcCtx,
@@ -831,13 +859,16 @@ impl AckManager {
         first: bool,
     ) -> u32 {
         let mut i = self.flows[flow.0 as usize].index_after(from);
-        let mut sent = 0;
-        while sent < n {
+        let (mut covered, mut sent) = (0, 0);
+        while covered < n {
             let f = &self.flows[flow.0 as usize];
             let Some(s) = f.segments.get(i) else { break };
-            if s.forwarded && !f.sacked.covers(SeqRange::new(s.seq, s.end())) {
-                self.retransmit(ctx, flow, i, first);
-                sent += 1;
+            if s.forwarded && !f.sacked.covers(s.range()) {
+                covered += 1;
+                if !s.rtx_waiting {
+                    self.retransmit(ctx, flow, i, first);
+                    sent += 1;
+                }
             }
             i += 1;
         }
@@ -849,6 +880,7 @@ impl AckManager {
         let s = &mut f.segments[i];
         s.retransmitted = true;
         s.sent_at = ctx.now;
+        s.rtx_waiting = self.p.hold.rlc.is_some();
         let tcp = TcpHeader { seq: s.seq, len: s.len, flags: TcpFlags::ACK, ..Default::default() };
         let id = ctx.packets.alloc(Packet {
             flow: f.flow,
@@ -866,13 +898,9 @@ impl AckManager {
             f.held_rtx.push_back((id, first));
             while self.release_rtx(ctx, flow.0 as usize) {}
             self.arm_poll(ctx);
-        } else if first {
-            ctx.send_first(id);
         } else {
-            ctx.send(id);
+            self.emit_rtx(ctx, id, first);
         }
-        self.stats.retransmitted_segments += 1;
-        self.retransmitted_since_sample += 1;
     }
 
     /// Time-series columns of the ack management.
@@ -1548,19 +1576,34 @@ mod tests {
             h.packet(&mut p, id);
         }
         assert_eq!(seqs_to_mobile(&h.take()), [0, 1, 2, 3]);
-        // 1 was lost: on the duplicate ACK the policy (two from the hole, first) retransmits 1
-        // and 2, when there is room.
-        for _ in 0..2 {
+        // 1 was lost: on each duplicate ACK the policy (two from the hole, first) retransmits 1
+        // and 2, when there is room; a retransmission already waiting is not queued again.
+        for _ in 0..3 {
             let id = h.ack(MSS, &[]);
             h.packet(&mut p, id);
         }
         assert!(seqs_to_mobile(&h.take()).is_empty(), "no room");
-        assert_eq!(p.0.stats.retransmitted_segments, 2);
+        assert_eq!(p.0.stats.retransmitted_segments, 0, "counted as they go out");
         h.set_downlink_room(3 * PKT);
         h.fire(&mut p, SimTime::ZERO + HOLD_POLL, HOLD_POLL_TOKEN);
         let out = to_mobile(&h.take());
         let sent: Vec<(u64, bool)> = out.iter().map(|(p, first)| (p.tcp.seq / MSS, *first)).collect();
         assert_eq!(sent, [(1, true), (2, true), (4, false)], "retransmissions first, with their priority");
+        assert_eq!(p.0.stats.retransmitted_segments, 2);
+        // A duplicate ACK of 3 queues 3 and 4; the mobile then acknowledges 3 (its original
+        // arrived late): the waiting copy of 3 is dropped, that of 4 still goes first.
+        h.set_downlink_room(0);
+        for ack in [3, 3, 4] {
+            let id = h.ack(ack * MSS, &[]);
+            h.packet(&mut p, id);
+        }
+        assert!(seqs_to_mobile(&h.take()).is_empty());
+        h.set_downlink_room(10 * PKT);
+        h.fire(&mut p, SimTime::ZERO + HOLD_POLL + HOLD_POLL, HOLD_POLL_TOKEN);
+        let out = to_mobile(&h.take());
+        let sent: Vec<(u64, bool)> = out.iter().map(|(p, first)| (p.tcp.seq / MSS, *first)).collect();
+        assert_eq!(sent, [(4, true), (5, false)], "no copy of 3");
+        assert_eq!(p.0.stats.retransmitted_segments, 3);
     }
 
     #[test]
