@@ -392,7 +392,7 @@ pub struct AckStats {
     pub timer_expiries: u64,
     /// Segments that waited in the cache before the proxy forwarded them ([`Hold`]).
     pub segments_held: u64,
-    /// Most payload waiting to be forwarded at once (all flows).
+    /// Most new data (payload) waiting to be forwarded at one time (all flows).
     pub peak_held_bytes: u64,
     pub rtt_samples: u64,
     /// Payload cached now (all flows).
@@ -407,7 +407,7 @@ pub struct AckManager {
     pub stats: AckStats,
     /// Segments retransmitted since the last time-series row.
     retransmitted_since_sample: u64,
-    /// Payload waiting to be forwarded now (all flows).
+    /// New data (payload) waiting to be forwarded now (all flows).
     held_bytes: u64,
     /// Whether the hold check's timer is pending.
     poll_armed: bool,
@@ -834,7 +834,8 @@ impl AckManager {
     }
 
     /// Retransmits the cached segment holding byte `seq` (unless the mobile SACKed it, it was
-    /// never forwarded, or a retransmission of it still waits for room); returns whether it did. `first`: ahead of what waits at the next hop.
+    /// never forwarded, or a retransmission of it still waits for room); returns whether it
+    /// did. `first`: ahead of what waits at the next hop.
     pub fn retransmit_at(&mut self, ctx: &mut ProcCtx, flow: FlowId, seq: u64, first: bool) -> bool {
         let f = &self.flows[flow.0 as usize];
         let i = f.index_after(seq);
