@@ -105,6 +105,18 @@ pub struct Hold {
 }
 
 impl Hold {
+    /// From the keys `hold_for_rlc`, `mobile_window` and `link` (the radio link whose RLC buffer
+    /// forwarding waits for; default: the scenario's only one).
+    pub fn from_keys(
+        env: &ProcessorEnv,
+        hold_for_rlc: bool,
+        mobile_window: bool,
+        link: Option<&str>,
+    ) -> Result<Hold, InputError> {
+        let rlc = if hold_for_rlc { Some(env.radio_link(link)?.downlink) } else { None };
+        Ok(Hold { rlc, mobile_window })
+    }
+
     fn any(&self) -> bool {
         self.rlc.is_some() || self.mobile_window
     }
@@ -361,6 +373,12 @@ impl FlowCache {
     fn index_after(&self, seq: u64) -> usize {
         self.segments.partition_point(|s| s.end() <= seq)
     }
+
+    /// Index of the cached segment that starts at `seq`, if the cache still holds it.
+    fn index_of(&self, seq: u64) -> Option<usize> {
+        let i = self.index_after(seq);
+        self.segments.get(i).is_some_and(|s| s.seq == seq).then_some(i)
+    }
 }
 
 /// Counters of the ack management (all flows).
@@ -585,18 +603,16 @@ impl AckManager {
     fn release_rtx(&mut self, ctx: &mut ProcCtx, flow: usize) -> bool {
         let Some(&(id, first)) = self.flows[flow].held_rtx.front() else { return false };
         let seq = ctx.packets.get(id).tcp.seq;
-        let f = &self.flows[flow];
-        let i = f.index_after(seq);
-        let cached = f.segments.get(i).is_some_and(|s| s.seq == seq);
-        if cached && !self.reserve(ctx, id) {
+        let cached = self.flows[flow].index_of(seq);
+        if cached.is_some() && !self.reserve(ctx, id) {
             return false;
         }
         let f = &mut self.flows[flow];
         f.held_rtx.pop_front();
-        if !cached {
+        let Some(i) = cached else {
             ctx.packets.free(id);
             return true;
-        }
+        };
         let s = &mut f.segments[i];
         s.rtx_waiting = false;
         s.sent_at = ctx.now;
@@ -634,16 +650,16 @@ impl AckManager {
         let f = &mut self.flows[flow];
         f.held.pop_front();
         self.held_bytes -= len;
-        let i = f.index_after(seq);
-        match f.segments.get_mut(i) {
-            Some(s) if s.seq == seq => {
+        match f.index_of(seq) {
+            Some(i) => {
+                let s = &mut f.segments[i];
                 s.forwarded = true;
                 s.sent_at = ctx.now;
                 ctx.send(id);
                 Self::start_timer(ctx, f, flow);
             }
             // The mobile acknowledged it while it waited (it got the bytes another way).
-            _ => ctx.packets.free(id),
+            None => ctx.packets.free(id),
         }
         true
     }

@@ -25,7 +25,7 @@
 
 use super::config::ProcessorEnv;
 use super::early_ack::{
-    AckManager, CacheParams, DupAck, EarlyAckProxy, Recovery, DEFAULT_CACHE, DEFAULT_INITIAL_RTO,
+    AckManager, CacheParams, DupAck, EarlyAckProxy, Hold, Recovery, DEFAULT_CACHE, DEFAULT_INITIAL_RTO,
     DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
 };
 use super::{PacketProcessor, ProcCtx};
@@ -94,12 +94,10 @@ impl PepConfig {
     fn cache_params(&self, env: &ProcessorEnv) -> Result<CacheParams, InputError> {
         let rto = (self.min_rto, self.initial_rto, self.max_rto);
         let mut params = CacheParams::new(env, self.cache, self.window_update, self.dupthresh, rto)?;
-        params.hold.mobile_window = self.mobile_window;
-        if self.hold_for_rlc {
-            params.hold.rlc = Some(env.radio_link(self.link.as_deref())?.downlink);
-        } else if self.link.is_some() {
+        if self.link.is_some() && !self.hold_for_rlc {
             return Err(env.error("link", "is used only with hold_for_rlc = true"));
         }
+        params.hold = Hold::from_keys(env, self.hold_for_rlc, self.mobile_window, self.link.as_deref())?;
         Ok(params)
     }
 
