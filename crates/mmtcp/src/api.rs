@@ -2,33 +2,14 @@
 //! The Python glue (`crates/mmtcp-python`) calls only what is here.
 
 use crate::error::InputError;
-use crate::metrics::summary;
+pub use crate::metrics::series::Column;
+use crate::report;
 use crate::scenario;
+pub use crate::scenario::{RunOptions, ScenarioSource};
 use crate::sim::SimTime;
 use crate::world::Stop;
 use serde_json::json;
-use std::path::PathBuf;
 use std::time::Instant;
-
-/// Where a scenario comes from.
-#[derive(Clone, Debug)]
-pub enum ScenarioSource {
-    /// A TOML file; trace paths in it are relative to its folder.
-    File(PathBuf),
-    /// TOML text; `name` stands for the file in error messages, `base_dir` resolves trace paths.
-    Toml { text: String, name: String, base_dir: PathBuf },
-    /// JSON text of the same structure (what Python sends for a dict).
-    Json { text: String, name: String, base_dir: PathBuf },
-}
-
-/// How a run is asked for.
-#[derive(Clone, Debug, Default)]
-pub struct RunOptions {
-    /// Replaces `simulation.seed` when given.
-    pub seed: Option<u64>,
-    /// `--set path=value` overrides, applied in order before validation.
-    pub overrides: Vec<(String, String)>,
-}
 
 /// Progress of a run, reported to the caller's callback about ten times a wall-second.
 #[derive(Clone, Copy, Debug)]
@@ -37,13 +18,6 @@ pub struct Progress {
     pub stop_time: SimTime,
     pub events: u64,
     pub wall_seconds: f64,
-}
-
-/// One time-series column: `values[i]` was sampled at `time_s[i]` (the first column).
-#[derive(Clone, Debug)]
-pub struct Column {
-    pub name: String,
-    pub values: Vec<f64>,
 }
 
 /// What a run produces.
@@ -130,7 +104,7 @@ pub fn run(
         return Err(RunError::Interrupted);
     }
     let end = if stop == Stop::EventLimit { world.now() } else { stop_time };
-    let (flows, links) = summary::flows_and_links(&world, &loaded.scenario, end);
+    let (flows, links) = report::flows_and_links(&world, &loaded.scenario, end);
     let resolved = serde_json::to_value(&loaded.scenario).expect("a scenario always serialises");
     let summary = json!({
         "mmtcp_version": env!("CARGO_PKG_VERSION"),
@@ -140,11 +114,11 @@ pub fn run(
         "wall_seconds": wall_seconds,
         "events": world.events,
         "events_per_second": if wall_seconds > 0.0 { world.events as f64 / wall_seconds } else { 0.0 },
-        "stopped_by": summary::stop_reason(stop),
+        "stopped_by": report::stop_reason(stop),
         "peak_packets": world.packets.peak(),
         "flows": flows,
         "links": links,
-        "processors": summary::processors(&world),
+        "processors": report::processors(&world),
         "scenario": resolved,
     });
     let columns = std::mem::take(&mut world.series).into_columns();
@@ -169,10 +143,7 @@ pub fn ieee80211ad_trace(config_toml: &str, name: &str) -> Result<String, InputE
     use crate::radio::ieee80211ad::{SyntheticChannel, SyntheticConfig};
     let doc = scenario::load::parse_toml(config_toml, name)?;
     let config: SyntheticConfig = scenario::load::deserialize_as(doc, name)?;
-    let ctx = crate::channel::ChannelContext {
-        scenario_file: name,
-        field: "",
-        base_dir: std::path::Path::new("."),
-    };
+    let ctx =
+        crate::error::InputContext { scenario_file: name, field: "", base_dir: std::path::Path::new(".") };
     Ok(SyntheticChannel::new(&config, &ctx)?.to_csv())
 }

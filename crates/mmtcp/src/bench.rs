@@ -6,10 +6,11 @@
 //! milliseconds ahead, so the heap holds near and far events as in a real run. The handlers only
 //! schedule the follow-up events; what is measured is the queue and the dispatch.
 
-use crate::event::{DirId, Event};
-use crate::net::PacketId;
+use crate::event::Event;
+use crate::event::TcpTimer;
+use crate::ids::DirId;
+use crate::ids::PacketId;
 use crate::sim::{Duration, EventQueue, SimTime};
-use crate::transport::tcp::TcpTimer;
 use std::hint::black_box;
 use std::time::Instant;
 

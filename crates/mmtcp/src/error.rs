@@ -5,6 +5,7 @@
 //! Internal invariants are not errors of this kind: they are bugs, and panic.
 
 use std::fmt;
+use std::path::Path;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputError {
@@ -36,3 +37,54 @@ impl fmt::Display for InputError {
 }
 
 impl std::error::Error for InputError {}
+
+/// Where a configuration table came from (file and field), for error messages and for resolving
+/// the relative paths it holds (trace files).
+#[derive(Clone, Copy, Debug)]
+pub struct InputContext<'a> {
+    /// The scenario file (`<string>` for in-memory scenarios).
+    pub scenario_file: &'a str,
+    /// Dotted path of the table in that file, e.g. `link[1].channel`.
+    pub field: &'a str,
+    /// Directory that relative trace paths are resolved against (the scenario file's directory).
+    pub base_dir: &'a Path,
+}
+
+impl InputContext<'_> {
+    /// The dotted path of key `name` inside the table.
+    pub fn path_of(&self, name: &str) -> String {
+        if self.field.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}.{}", self.field, name)
+        }
+    }
+
+    /// An error about key `name` of the table.
+    pub fn error(&self, name: &str, message: impl Into<String>) -> InputError {
+        InputError::new(self.scenario_file, self.path_of(name), message)
+    }
+}
+
+/// Marks an error message from a table deserialised on its own ([`nested`]): `NESTED`, the path
+/// inside the table, `NESTED` again, the message.
+const NESTED: char = '\u{1}';
+
+/// Deserialises `table` as `T` on its own, for a configuration chosen by a key (e.g. `kind`)
+/// whose variants an internally tagged serde enum would read without tracking their keys' paths.
+/// The error carries the path inside the table, which [`split_nested`] recovers.
+pub fn nested<T: serde::de::DeserializeOwned>(table: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize::<_, T>(table)
+        .map_err(|e| nested_error(&e.path().to_string(), e.inner()))
+}
+
+/// An error at `path` inside a table deserialised on its own (see [`nested`]).
+pub fn nested_error(path: &str, message: impl fmt::Display) -> String {
+    format!("{NESTED}{path}{NESTED}{message}")
+}
+
+/// The path inside the table and the message of an error made by [`nested_error`]; `None` for
+/// any other message.
+pub fn split_nested(message: &str) -> Option<(&str, &str)> {
+    message.strip_prefix(NESTED)?.split_once(NESTED)
+}

@@ -1,11 +1,6 @@
 //! The events of a simulation: small `Copy` values addressed to component ids.
 
-use crate::net::PacketId;
-use crate::transport::tcp::TcpTimer;
-
-/// Index of a link direction (a transmitter with its queue and propagation pipe).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct DirId(pub u32);
+use crate::ids::{DirId, PacketId};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -28,6 +23,17 @@ pub enum Event {
     Processor { index: u32, token: u32 },
     /// Time to record a row of the time series.
     Sample,
+}
+
+/// Which timer of a flow's TCP endpoints fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpTimer {
+    /// The sender's retransmission timer (also retransmits SYN and SYN-ACK).
+    SenderRto,
+    /// The receiver's delayed-ACK timer.
+    ReceiverDelayedAck,
+    /// The receiver's SYN retransmission (when the receiver opens the connection).
+    ReceiverSyn,
 }
 
 /// The events of a radio direction ([`crate::radio::direction::RadioDirection`]).

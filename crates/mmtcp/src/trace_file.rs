@@ -6,7 +6,7 @@
 //! a time is a bare number of seconds (exact for plain decimals) or a time with a unit. Errors
 //! name the trace file and line, and the scenario field that referenced the trace.
 
-use crate::channel::ChannelContext;
+use crate::error::InputContext;
 use crate::error::InputError;
 use crate::sim::{Duration, SimTime};
 use crate::units::Time;
@@ -39,7 +39,7 @@ impl TraceFileErrors {
 /// Reads the trace named by key `key` of the channel table (`file` resolved against
 /// `ctx.base_dir`); returns its text and the error builder for its lines.
 pub(crate) fn read_trace(
-    ctx: &ChannelContext,
+    ctx: &InputContext,
     key: &str,
     file: &str,
 ) -> Result<(String, TraceFileErrors), InputError> {

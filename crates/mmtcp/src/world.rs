@@ -9,19 +9,22 @@
 use crate::app::{App, AppConfig};
 use crate::channel::markov_pair::MarkovPair;
 use crate::channel::{AnyChannel, ChannelProcess};
-use crate::event::{DirId, Event, RadioEvent};
+use crate::event::TcpTimer;
+use crate::event::{Event, RadioEvent};
+use crate::ids::DirId;
+use crate::ids::{FlowId, NodeId, PacketId};
 use crate::metrics::TimeSeries;
-use crate::net::any_direction::AnyDirection;
 use crate::net::link::DropCause;
-use crate::net::routing::Routes;
-use crate::net::{FlowId, NodeId, PacketArena, PacketId, Side};
+use crate::net::{PacketArena, Side};
 use crate::proxy::{Control, Emit, PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
 use crate::radio::config::ReportMode;
 use crate::radio::direction::RadioOutput;
 use crate::radio::report::{LinkReport, ReportSubscriber};
 use crate::radio::{AnySinr, SinrProcess};
 use crate::sim::{Duration, EventQueue, Rng, SimTime};
-use crate::transport::tcp::{Endpoint, TcpConfig, TcpCtx, TcpReceiver, TcpSender, TcpTimer};
+use crate::topology::any_direction::AnyDirection;
+use crate::topology::routing::Routes;
+use crate::transport::tcp::{Endpoint, TcpConfig, TcpCtx, TcpReceiver, TcpSender};
 use std::time::Instant;
 
 /// A link as the summary describes it: its directions and, for radio links, its channels.

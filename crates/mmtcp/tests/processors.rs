@@ -4,7 +4,8 @@
 
 mod common;
 use common::world;
-use mmtcp::net::{FlowId, NodeId, PacketId, Side};
+use mmtcp::ids::{FlowId, NodeId, PacketId};
+use mmtcp::net::Side;
 use mmtcp::proxy::{Control, PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
 use mmtcp::sim::{Duration, SimTime};
 use mmtcp::world::World;

@@ -30,7 +30,8 @@
 mod common;
 use common::*;
 use mmtcp::api::RunOutput;
-use mmtcp::net::{NodeId, PacketId, Side, TcpFlags};
+use mmtcp::ids::{NodeId, PacketId};
+use mmtcp::net::{Side, TcpFlags};
 use mmtcp::proxy::{PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
 use mmtcp::sim::Duration;
 use mmtcp::world::World;
@@ -705,7 +706,7 @@ struct Batcher {
     /// Leave this many free places in the next hop's queue (limit `QUEUE`), or none to send no
     /// filler.
     room: Option<usize>,
-    next_hop: mmtcp::event::DirId,
+    next_hop: mmtcp::ids::DirId,
     held: Vec<PacketId>,
     queued_at_release: Rc<RefCell<Option<usize>>>,
 }

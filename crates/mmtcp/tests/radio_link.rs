@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use mmtcp::event::DirId;
+use mmtcp::ids::DirId;
 use mmtcp::radio::report::{LinkReport, ReportSubscriber};
 use std::cell::RefCell;
 use std::rc::Rc;

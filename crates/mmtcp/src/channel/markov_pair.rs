@@ -25,7 +25,7 @@
 //! default 0). p is not stated by the seed: a parameter (default 0.1, a mean sojourn of 1 s per
 //! level of link 1 at 100 ms steps).
 
-use super::ChannelContext;
+use crate::error::InputContext;
 use crate::error::InputError;
 use crate::sim::{Duration, Rng, SimTime};
 use crate::units::{Rate, Time};
@@ -179,7 +179,7 @@ pub struct MarkovPair {
 }
 
 impl MarkovPair {
-    pub fn new(config: &MarkovPairConfig, ctx: &ChannelContext) -> Result<MarkovPair, InputError> {
+    pub fn new(config: &MarkovPairConfig, ctx: &InputContext) -> Result<MarkovPair, InputError> {
         for (name, value) in [("p", config.p), ("q", config.q)] {
             if !(0.0..=1.0).contains(&value) {
                 return Err(ctx.error(name, format!("{value} is not a probability; must be in [0, 1]")));
@@ -241,8 +241,8 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    fn ctx() -> ChannelContext<'static> {
-        ChannelContext { scenario_file: "s.toml", field: "link[2].channel", base_dir: Path::new(".") }
+    fn ctx() -> InputContext<'static> {
+        InputContext { scenario_file: "s.toml", field: "link[2].channel", base_dir: Path::new(".") }
     }
 
     fn pair(p: f64, q: f64) -> MarkovPair {

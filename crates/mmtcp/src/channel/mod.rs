@@ -24,10 +24,9 @@ pub use onoff::{OnOffChannel, OnOffConfig, Visibility};
 pub use slotted::{SlottedChannel, SlottedConfig};
 pub use trace::{TraceChannel, TraceConfig, TraceFormat};
 
-use crate::error::InputError;
+use crate::error::{InputContext, InputError};
 use crate::sim::{Rng, SimTime};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// The capacity of a channel from `now` until `next_change`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,33 +64,6 @@ pub enum ChannelConfig {
     MarkovPair(markov_pair::MarkovPairConfig),
 }
 
-/// Where a channel config came from, for error messages and for resolving trace paths.
-#[derive(Clone, Copy, Debug)]
-pub struct ChannelContext<'a> {
-    /// The scenario file (`<string>` for in-memory scenarios).
-    pub scenario_file: &'a str,
-    /// Dotted path of the channel table in that file, e.g. `link[1].channel`.
-    pub field: &'a str,
-    /// Directory that relative trace paths are resolved against (the scenario file's directory).
-    pub base_dir: &'a Path,
-}
-
-impl ChannelContext<'_> {
-    /// The dotted path of key `name` inside the channel table.
-    pub fn path_of(&self, name: &str) -> String {
-        if self.field.is_empty() {
-            name.to_string()
-        } else {
-            format!("{}.{}", self.field, name)
-        }
-    }
-
-    /// An error about key `name` of the channel table.
-    pub fn error(&self, name: &str, message: impl Into<String>) -> InputError {
-        InputError::new(self.scenario_file, self.path_of(name), message)
-    }
-}
-
 /// One of the channel processes, dispatched statically.
 #[derive(Clone, Debug)]
 pub enum AnyChannel {
@@ -104,7 +76,7 @@ pub enum AnyChannel {
 impl AnyChannel {
     /// Validates `config` and builds its process; a trace file is read and parsed here, so that
     /// a bad trace fails before the run starts.
-    pub fn build(config: &ChannelConfig, ctx: &ChannelContext) -> Result<AnyChannel, InputError> {
+    pub fn build(config: &ChannelConfig, ctx: &InputContext) -> Result<AnyChannel, InputError> {
         Ok(match config {
             ChannelConfig::Constant(c) => AnyChannel::Constant(ConstantChannel::new(c)),
             ChannelConfig::Trace(c) => AnyChannel::Trace(TraceChannel::load(c, ctx)?),
@@ -142,17 +114,14 @@ mod tests {
     use super::*;
     use crate::sim::Duration;
     use crate::units::{Rate, Time};
+    use std::path::Path;
 
     fn parse(text: &str) -> Result<ChannelConfig, String> {
         toml::from_str(text).map_err(|e| e.to_string())
     }
 
-    fn ctx() -> ChannelContext<'static> {
-        ChannelContext {
-            scenario_file: "scenarios/x.toml",
-            field: "link[1].channel",
-            base_dir: Path::new("."),
-        }
+    fn ctx() -> InputContext<'static> {
+        InputContext { scenario_file: "scenarios/x.toml", field: "link[1].channel", base_dir: Path::new(".") }
     }
 
     #[test]
@@ -275,7 +244,7 @@ mod tests {
             (err.file.as_str(), err.field.as_str()),
             ("scenarios/x.toml", "link[1].channel.los_duration")
         );
-        let top = ChannelContext { field: "", ..ctx() };
+        let top = InputContext { field: "", ..ctx() };
         assert_eq!(AnyChannel::build(&config, &top).unwrap_err().field, "los_duration");
     }
 }

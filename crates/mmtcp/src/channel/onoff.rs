@@ -17,7 +17,8 @@
 //! 1–20 s (Fig. 6); and the abrupt LOS→NLOS transitions of seed 001 (Drago et al.) reduced to two
 //! rates. Seed 002 does not say how durations are distributed; "fixed" is the default.
 
-use super::{ChannelContext, ChannelProcess, ChannelStep};
+use super::{ChannelProcess, ChannelStep};
+use crate::error::InputContext;
 use crate::error::InputError;
 use crate::sim::{Duration, DurationDistribution, Rng, SimTime};
 use crate::units::{Rate, Time};
@@ -78,7 +79,7 @@ impl Alternation {
         (los_duration, nlos_duration): (Time, Time),
         distribution: DurationDistribution,
         start: Visibility,
-        ctx: &ChannelContext,
+        ctx: &InputContext,
     ) -> Result<Alternation, InputError> {
         for (name, duration) in [("los_duration", los_duration), ("nlos_duration", nlos_duration)] {
             if duration.0 == Duration::ZERO {
@@ -114,7 +115,7 @@ pub struct OnOffChannel {
 }
 
 impl OnOffChannel {
-    pub fn new(config: &OnOffConfig, ctx: &ChannelContext) -> Result<OnOffChannel, InputError> {
+    pub fn new(config: &OnOffConfig, ctx: &InputContext) -> Result<OnOffChannel, InputError> {
         Ok(OnOffChannel {
             los_rate_bps: config.los_rate.0,
             nlos_rate_bps: config.nlos_rate.0,
@@ -162,8 +163,8 @@ mod tests {
         }
     }
 
-    fn ctx() -> ChannelContext<'static> {
-        ChannelContext { scenario_file: "s.toml", field: "link[0].channel", base_dir: Path::new(".") }
+    fn ctx() -> InputContext<'static> {
+        InputContext { scenario_file: "s.toml", field: "link[0].channel", base_dir: Path::new(".") }
     }
 
     fn at(ms: u64) -> SimTime {

@@ -15,7 +15,8 @@
 //! by inversion as N = 1 + ⌊ln(1 − U) / ln(1 − q)⌋. This has the distribution of slot-by-slot
 //! draws and costs one random number per change, however long the run.
 
-use super::{ChannelContext, ChannelProcess, ChannelStep};
+use super::{ChannelProcess, ChannelStep};
+use crate::error::InputContext;
 use crate::error::InputError;
 use crate::sim::{Duration, Rng, SimTime};
 use crate::units::{Rate, Time};
@@ -49,7 +50,7 @@ pub struct SlottedChannel {
 }
 
 impl SlottedChannel {
-    pub fn new(config: &SlottedConfig, ctx: &ChannelContext) -> Result<SlottedChannel, InputError> {
+    pub fn new(config: &SlottedConfig, ctx: &InputContext) -> Result<SlottedChannel, InputError> {
         if config.slot.0 == Duration::ZERO {
             return Err(ctx.error("slot", "must be a time greater than zero, e.g. \"100ms\""));
         }
@@ -113,8 +114,8 @@ mod tests {
         }
     }
 
-    fn ctx() -> ChannelContext<'static> {
-        ChannelContext { scenario_file: "s.toml", field: "link[2].channel", base_dir: Path::new(".") }
+    fn ctx() -> InputContext<'static> {
+        InputContext { scenario_file: "s.toml", field: "link[2].channel", base_dir: Path::new(".") }
     }
 
     /// Fraction of time NLOS and mean run lengths in slots (LOS, NLOS) over the first `slots`.

@@ -32,7 +32,8 @@
 //! Serves seed 001 (Drago et al.), whose 60 GHz link replays rates derived from measured traces,
 //! and replays of recorded mmWave or cellular links in general.
 
-use super::{ChannelContext, ChannelProcess, ChannelStep};
+use super::{ChannelProcess, ChannelStep};
+use crate::error::InputContext;
 use crate::error::InputError;
 use crate::sim::{Duration, Rng, SimTime};
 use crate::trace_file::{
@@ -185,7 +186,7 @@ fn parse_mahimahi(text: &str, repeat: bool, errors: &TraceFileErrors) -> Result<
 
 impl TraceChannel {
     /// Reads and parses the trace of `config`; relative paths resolve against `ctx.base_dir`.
-    pub fn load(config: &TraceConfig, ctx: &ChannelContext) -> Result<TraceChannel, InputError> {
+    pub fn load(config: &TraceConfig, ctx: &InputContext) -> Result<TraceChannel, InputError> {
         let (text, errors) = read_trace(ctx, "file", &config.file)?;
         let steps = match config.format {
             TraceFormat::Csv => parse_csv(&text, config.repeat, &errors)?,
@@ -216,11 +217,8 @@ mod tests {
 
     fn load(file: &str, format: TraceFormat, repeat: bool) -> Result<TraceChannel, InputError> {
         let base_dir = fixtures();
-        let ctx = ChannelContext {
-            scenario_file: "scenarios/x.toml",
-            field: "link[1].channel",
-            base_dir: &base_dir,
-        };
+        let ctx =
+            InputContext { scenario_file: "scenarios/x.toml", field: "link[1].channel", base_dir: &base_dir };
         TraceChannel::load(&TraceConfig { file: file.into(), format, repeat }, &ctx)
     }
 

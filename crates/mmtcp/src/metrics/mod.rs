@@ -6,4 +6,3 @@ pub use histogram::LogHistogram;
 pub mod series;
 
 pub use series::TimeSeries;
-pub mod summary;

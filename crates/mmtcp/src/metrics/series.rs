@@ -3,7 +3,12 @@
 //! Columns are plain `Vec<f64>` reserved for the whole run at build time, so sampling never
 //! allocates; they cross into Python as numpy arrays without per-sample objects.
 
-use crate::api::Column;
+/// One time-series column: `values[i]` was sampled at `time_s[i]` (the first column).
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub name: String,
+    pub values: Vec<f64>,
+}
 
 #[derive(Debug, Default)]
 pub struct TimeSeries {

@@ -5,9 +5,7 @@
 //! `u32`s, which keeps events small.
 
 use super::packet::Packet;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PacketId(pub u32);
+use crate::ids::PacketId;
 
 #[derive(Debug, Default)]
 pub struct PacketArena {

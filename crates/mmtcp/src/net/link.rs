@@ -12,10 +12,12 @@
 //! delivers a second copy, `reorder` holds a packet back by `reorder_delay` so later ones
 //! overtake it.
 
-use super::arena::{PacketArena, PacketId};
-use super::packet::NodeId;
+use super::arena::PacketArena;
 use super::queue::DropTailQueue;
-use crate::event::{DirId, Event};
+use crate::event::Event;
+use crate::ids::DirId;
+use crate::ids::NodeId;
+use crate::ids::PacketId;
 use crate::sim::{Duration, EventQueue, Rng, SimTime};
 use crate::units::BufferLimit;
 use std::collections::VecDeque;

@@ -1,13 +1,9 @@
-//! Packets, the packet arena, nodes and routes, wired links and their queues.
+//! Packets, the packet arena, wired links and their queues.
 
 pub mod arena;
-pub mod packet;
-
-pub use arena::{PacketArena, PacketId};
-pub use packet::{
-    FlowId, NodeId, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES,
-};
-pub mod any_direction;
 pub mod link;
+pub mod packet;
 pub mod queue;
-pub mod routing;
+
+pub use arena::PacketArena;
+pub use packet::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};

@@ -6,6 +6,7 @@
 //! the wire is the TCP payload plus [`TCP_IP_HEADER_BYTES`] plus SACK option bytes; link-layer
 //! framing is not counted.
 
+use crate::ids::{FlowId, NodeId};
 use crate::sim::SimTime;
 
 /// IPv4 (20) + TCP (20) + timestamp option (12, padded), as on a Linux connection: an MSS of 1448
@@ -16,14 +17,6 @@ pub const SACK_OPTION_BASE_BYTES: u32 = 4;
 pub const SACK_BLOCK_BYTES: u32 = 8;
 /// At most four blocks fit into TCP option space; three when timestamps are on (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 4;
-
-/// Index of a node in the topology.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub u32);
-
-/// Index of a flow (one TCP connection and its application).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FlowId(pub u32);
 
 /// Which end of a flow a packet is addressed to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! The limit counts packets waiting for the transmitter; the packet being serialised has left
 //! the queue (as in ns-3, where the device's transmit slot is separate from its queue disc).
 
-use super::arena::PacketId;
+use crate::ids::PacketId;
 use crate::units::BufferLimit;
 use std::collections::VecDeque;
 

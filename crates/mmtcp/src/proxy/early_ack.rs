@@ -61,10 +61,9 @@
 use super::config::{FlowInfo, ProcessorEnv};
 use super::{PacketProcessor, ProcCtx, Verdict};
 use crate::error::InputError;
-use crate::event::DirId;
-use crate::net::{
-    FlowId, NodeId, Packet, PacketId, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES,
-};
+use crate::ids::DirId;
+use crate::ids::{FlowId, NodeId, PacketId};
+use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
 use crate::sim::{Duration, Fired, SimTime, Timer};
 use crate::transport::tcp::rto::RttEstimator;
 use crate::units::{Bytes, Time};
@@ -1016,13 +1015,14 @@ impl<R: Recovery> PacketProcessor for EarlyAckProxy<R> {
 #[cfg(test)]
 pub(crate) mod harness {
     use super::*;
-    use crate::event::{DirId, Event};
-    use crate::net::any_direction::AnyDirection;
+    use crate::event::Event;
+    use crate::ids::DirId;
     use crate::net::link::{Direction, Impairments};
     use crate::net::PacketArena;
     use crate::proxy::config::RadioLinkInfo;
     use crate::proxy::{Control, Emit, PacketProcessor};
     use crate::sim::{EventQueue, Rng};
+    use crate::topology::any_direction::AnyDirection;
     use crate::transport::tcp::TcpConfig;
     use crate::units::BufferLimit;
 

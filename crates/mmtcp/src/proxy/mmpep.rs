@@ -33,8 +33,8 @@ use super::early_ack::{
 };
 use super::{PacketProcessor, ProcCtx};
 use crate::error::InputError;
-use crate::event::DirId;
-use crate::net::FlowId;
+use crate::ids::DirId;
+use crate::ids::FlowId;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

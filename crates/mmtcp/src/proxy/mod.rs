@@ -30,11 +30,12 @@ pub mod early_ack;
 pub mod mmpep;
 pub mod pep;
 
-use crate::event::DirId;
-use crate::net::any_direction::AnyDirection;
-use crate::net::{FlowId, NodeId, PacketArena, PacketId};
+use crate::ids::DirId;
+use crate::ids::{FlowId, NodeId, PacketId};
+use crate::net::PacketArena;
 use crate::radio::report::LinkReport;
 use crate::sim::SimTime;
+use crate::topology::any_direction::AnyDirection;
 use serde_json::Value;
 
 /// What happens to a packet after a processor saw it.

@@ -50,7 +50,7 @@
 //! 500 MHz as the rate; MCS 12 gives 1.5 Gbit/s).
 
 use super::ieee80211ad::{self, ScBlerModel};
-use crate::channel::ChannelContext;
+use crate::error::InputContext;
 use crate::error::InputError;
 use serde::{Deserialize, Serialize};
 
@@ -328,7 +328,7 @@ pub struct Amc {
 impl Amc {
     /// Validates `config` and precomputes the thresholds. Errors name the key of the `amc` table
     /// (`ctx.field` is the table's path, e.g. `link[0].radio.amc`).
-    pub fn new(config: &AmcConfig, ctx: &ChannelContext) -> Result<Amc, InputError> {
+    pub fn new(config: &AmcConfig, ctx: &InputContext) -> Result<Amc, InputError> {
         let table = config.table;
         if !(config.target_bler > 0.0 && config.target_bler < 1.0) {
             return Err(
@@ -517,7 +517,7 @@ impl Amc {
 fn twelve(
     values: &[f64],
     name: &str,
-    ctx: &ChannelContext,
+    ctx: &InputContext,
     ok: impl Fn(f64) -> bool,
     allowed: &str,
 ) -> Result<[f64; 12], InputError> {
@@ -536,8 +536,8 @@ mod tests {
     use proptest::prelude::*;
     use std::path::Path;
 
-    fn ctx() -> ChannelContext<'static> {
-        ChannelContext { scenario_file: "s.toml", field: "link[0].radio.amc", base_dir: Path::new(".") }
+    fn ctx() -> InputContext<'static> {
+        InputContext { scenario_file: "s.toml", field: "link[0].radio.amc", base_dir: Path::new(".") }
     }
 
     fn amc(table: McsTable) -> Amc {

@@ -662,12 +662,12 @@ impl SinrProcess for CellularChannel {
 mod tests {
     use super::super::geometry::is_blocked;
     use super::*;
-    use crate::channel::ChannelContext;
+    use crate::error::InputContext;
     use std::path::Path;
 
     fn ctx(bandwidth_hz: f64) -> RadioContext<'static> {
         RadioContext {
-            channel: ChannelContext {
+            channel: InputContext {
                 scenario_file: "s.toml",
                 field: "link[0].radio.channel",
                 base_dir: Path::new("."),

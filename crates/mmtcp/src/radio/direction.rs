@@ -31,9 +31,11 @@ use super::amc::Amc;
 use super::config::ReportConfig;
 use super::harq::{Finished, Harq};
 use super::rlc::{RlcRx, RlcSegment, RlcTx, RxOutcome, StatusReport};
-use crate::event::{DirId, Event, RadioEvent};
+use crate::event::{Event, RadioEvent};
+use crate::ids::DirId;
+use crate::ids::{NodeId, PacketId};
 use crate::net::link::{DirectionStats, DropCause};
-use crate::net::{NodeId, PacketArena, PacketId};
+use crate::net::PacketArena;
 use crate::sim::{Duration, EventQueue, Rng, SimTime};
 use std::collections::VecDeque;
 

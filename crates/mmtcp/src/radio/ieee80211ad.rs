@@ -97,7 +97,7 @@
 
 use super::amc::gaussian_tail_inverse;
 use super::{RadioContext, SinrProcess, SinrStep};
-use crate::channel::ChannelContext;
+use crate::error::InputContext;
 use crate::error::InputError;
 use crate::sim::{Duration, Rng, SimTime};
 use crate::trace_file::{data_lines, is_header, parse_db, parse_time, read_trace, TraceFileErrors};
@@ -548,7 +548,7 @@ pub struct SyntheticChannel {
 
 impl SyntheticChannel {
     /// Validates `config` (errors name `source.<key>` of the channel table) and lays out the room.
-    pub fn new(config: &SyntheticConfig, ctx: &ChannelContext) -> Result<SyntheticChannel, InputError> {
+    pub fn new(config: &SyntheticConfig, ctx: &InputContext) -> Result<SyntheticChannel, InputError> {
         let key = |k: &str| format!("source.{k}");
         for (name, value) in [
             ("speed", config.speed),
@@ -961,7 +961,7 @@ mod tests {
 
     fn ctx_in(base_dir: &Path) -> RadioContext<'_> {
         RadioContext {
-            channel: ChannelContext { scenario_file: "s.toml", field: "link[0].radio.channel", base_dir },
+            channel: InputContext { scenario_file: "s.toml", field: "link[0].radio.channel", base_dir },
             bandwidth_hz: 500e6,
         }
     }

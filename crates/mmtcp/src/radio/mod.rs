@@ -20,7 +20,7 @@ pub mod report;
 pub mod rlc;
 pub mod sinr_trace;
 
-use crate::channel::ChannelContext;
+use crate::error::InputContext;
 use crate::error::InputError;
 use crate::sim::{Rng, SimTime};
 use cellular::{CellularChannel, CellularConfig};
@@ -51,7 +51,7 @@ pub trait SinrProcess {
 pub struct RadioContext<'a> {
     /// Scenario file, dotted field path of the channel table, and the directory for relative
     /// trace paths; `channel.error(key, message)` makes a one-line input error.
-    pub channel: ChannelContext<'a>,
+    pub channel: InputContext<'a>,
     /// The link's bandwidth in Hz (thermal noise is computed over it).
     pub bandwidth_hz: f64,
 }

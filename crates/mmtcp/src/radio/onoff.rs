@@ -139,12 +139,12 @@ impl SinrProcess for SinrOnOff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::channel::ChannelContext;
+    use crate::error::InputContext;
     use crate::sim::{drive_steps, Duration};
     use std::path::Path;
 
     fn ctx() -> RadioContext<'static> {
-        let channel = ChannelContext {
+        let channel = InputContext {
             scenario_file: "s.toml",
             field: "link[0].radio.channel",
             base_dir: Path::new("."),

@@ -7,7 +7,7 @@
 //! (`mode = "periodic"`). Subscribers get reports synchronously at the publication time; a
 //! subscriber that models a signalling delay applies it itself.
 
-use crate::event::DirId;
+use crate::ids::DirId;
 use crate::sim::SimTime;
 
 /// The state of one radio direction at `time`.

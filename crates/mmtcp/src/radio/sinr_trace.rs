@@ -82,7 +82,7 @@ pub(crate) fn drive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::channel::ChannelContext;
+    use crate::error::InputContext;
     use crate::sim::Duration;
     use std::path::{Path, PathBuf};
 
@@ -93,7 +93,7 @@ mod tests {
     fn load(file: &str, repeat: bool) -> Result<SinrTraceChannel, InputError> {
         let base_dir = fixtures();
         let ctx = RadioContext {
-            channel: ChannelContext {
+            channel: InputContext {
                 scenario_file: "scenarios/x.toml",
                 field: "link[1].radio.channel",
                 base_dir: &base_dir,

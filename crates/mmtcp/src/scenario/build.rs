@@ -4,14 +4,13 @@
 use super::schema::{DirectionConfig, LinkKind, Scenario, DEFAULT_BUFFER};
 use crate::app::App;
 use crate::channel::markov_pair::{MarkovPair, MarkovPairConfig};
-use crate::channel::{AnyChannel, ChannelConfig, ChannelContext};
+use crate::channel::{AnyChannel, ChannelConfig};
+use crate::error::InputContext;
 use crate::error::InputError;
-use crate::event::DirId;
+use crate::ids::DirId;
+use crate::ids::{FlowId, NodeId};
 use crate::metrics::TimeSeries;
-use crate::net::any_direction::AnyDirection;
 use crate::net::link::{Direction, Impairments};
-use crate::net::routing::Routes;
-use crate::net::{FlowId, NodeId};
 use crate::proxy::config::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::ProcessorSlot;
 use crate::radio::amc::Amc;
@@ -20,6 +19,8 @@ use crate::radio::harq::Harq;
 use crate::radio::rlc::{RlcMode, RlcRx, RlcTx};
 use crate::radio::{AnySinr, RadioContext};
 use crate::sim::{Duration, Rng, SimTime};
+use crate::topology::any_direction::AnyDirection;
+use crate::topology::routing::Routes;
 use crate::units::BufferLimit;
 use crate::world::{ChannelDriver, DriverProcess, Flow, LinkInfo, World};
 use std::collections::HashMap;
@@ -235,7 +236,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         if let Some(radio) = &l.radio {
             let amc_field = format!("link[{i}].radio.amc");
             let amc =
-                Amc::new(&radio.amc, &ChannelContext { scenario_file: file, field: &amc_field, base_dir })?;
+                Amc::new(&radio.amc, &InputContext { scenario_file: file, field: &amc_field, base_dir })?;
             let timing = RadioTiming {
                 slot: radio.slot(),
                 bandwidth_hz: radio.bandwidth.hz(),
@@ -255,7 +256,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             let bandwidth_hz = radio.bandwidth.hz();
             let mut add = |config, key: &str, targets: Vec<(DirId, u8)>| -> Result<(), InputError> {
                 let field = format!("link[{i}].radio.{key}");
-                let channel = ChannelContext { scenario_file: file, field: &field, base_dir };
+                let channel = InputContext { scenario_file: file, field: &field, base_dir };
                 let process = AnySinr::build(config, &RadioContext { channel, bandwidth_hz })?;
                 let rng = Rng::for_component(seed, &format!("link/{}/radio/{key}", l.name));
                 channels.push(ChannelDriver { process: DriverProcess::Sinr(process), rng, targets });
@@ -300,7 +301,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                     if let ChannelConfig::MarkovPair(pair) = config {
                         return join_pair(&mut pairs, pair, (file, field), &targets);
                     }
-                    let ctx = ChannelContext { scenario_file: file, field: &field, base_dir };
+                    let ctx = InputContext { scenario_file: file, field: &field, base_dir };
                     let process = AnyChannel::build(config, &ctx)?;
                     let rng = Rng::for_component(seed, &format!("link/{}/{key}", l.name));
                     channels.push(ChannelDriver { process: DriverProcess::Rate(process), rng, targets });
@@ -335,7 +336,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 ),
             ));
         }
-        let ctx = ChannelContext { scenario_file: file, field: &g.field, base_dir };
+        let ctx = InputContext { scenario_file: file, field: &g.field, base_dir };
         let process = MarkovPair::new(&g.config, &ctx)?;
         let rng = Rng::for_component(seed, &format!("pair/{}", g.config.group));
         channels.push(ChannelDriver {

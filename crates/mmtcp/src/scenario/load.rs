@@ -5,7 +5,7 @@
 //! names the field (`link[1].rate`), not just a line number.
 
 use super::schema::Scenario;
-use crate::error::InputError;
+use crate::error::{split_nested, InputError};
 use serde_json::Value;
 
 /// Parses TOML text into the document model. `file` names the source in errors.
@@ -101,23 +101,6 @@ pub fn deserialize(doc: Value, file: &str) -> Result<Scenario, InputError> {
     deserialize_as(doc, file)
 }
 
-/// Marks an error message from a table deserialised on its own ([`nested`]): `NESTED`, the path
-/// inside the table, `NESTED` again, the message.
-const NESTED: char = '\u{1}';
-
-/// Deserialises `table` as `T` on its own, for a configuration chosen by a key (e.g. `kind`)
-/// whose variants an internally tagged serde enum would read without tracking their keys' paths.
-/// The error carries the path inside the table, which [`deserialize_as`] appends to the field.
-pub fn nested<T: serde::de::DeserializeOwned>(table: Value) -> Result<T, String> {
-    serde_path_to_error::deserialize::<_, T>(table)
-        .map_err(|e| nested_error(&e.path().to_string(), e.inner()))
-}
-
-/// An error at `path` inside a table deserialised on its own (see [`nested`]).
-pub fn nested_error(path: &str, message: impl std::fmt::Display) -> String {
-    format!("{NESTED}{path}{NESTED}{message}")
-}
-
 /// Deserialises a document into any configuration type, with the errors of [`deserialize`]:
 /// the field's dotted path, unknown keys with the allowed ones.
 pub fn deserialize_as<T: serde::de::DeserializeOwned>(doc: Value, file: &str) -> Result<T, InputError> {
@@ -125,7 +108,7 @@ pub fn deserialize_as<T: serde::de::DeserializeOwned>(doc: Value, file: &str) ->
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         let message = e.inner().to_string();
-        let (path, message) = match message.strip_prefix(NESTED).and_then(|m| m.split_once(NESTED)) {
+        let (path, message) = match split_nested(&message) {
             Some((inner, message)) => {
                 let path = match (path.is_empty(), inner) {
                     (_, ".") => path,

@@ -6,9 +6,28 @@ pub mod schema;
 
 pub use schema::Scenario;
 
-use crate::api::{RunOptions, ScenarioSource};
 use crate::error::InputError;
 use std::path::PathBuf;
+
+/// Where a scenario comes from.
+#[derive(Clone, Debug)]
+pub enum ScenarioSource {
+    /// A TOML file; trace paths in it are relative to its folder.
+    File(PathBuf),
+    /// TOML text; `name` stands for the file in error messages, `base_dir` resolves trace paths.
+    Toml { text: String, name: String, base_dir: PathBuf },
+    /// JSON text of the same structure (what Python sends for a dict).
+    Json { text: String, name: String, base_dir: PathBuf },
+}
+
+/// How a run is asked for.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Replaces `simulation.seed` when given.
+    pub seed: Option<u64>,
+    /// `--set path=value` overrides, applied in order before validation.
+    pub overrides: Vec<(String, String)>,
+}
 
 /// A scenario ready to build: resolved, with where it came from.
 #[derive(Clone, Debug)]

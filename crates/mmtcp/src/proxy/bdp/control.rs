@@ -9,7 +9,8 @@
 
 use super::processor::TOKEN_CONTROL;
 use super::rtt_probe::RttProbe;
-use crate::net::{FlowId, Packet, Side, TcpFlags};
+use crate::ids::FlowId;
+use crate::net::{Packet, Side, TcpFlags};
 use crate::proxy::{Control, ProcCtx};
 use crate::sim::{Duration, SimTime};
 use std::collections::VecDeque;
@@ -98,7 +99,7 @@ mod tests {
     use super::super::processor::Deployment;
     use super::super::test_net::{proxy, Net, PROXY};
     use super::super::{BdpConfig, PolicyKind};
-    use crate::net::FlowId;
+    use crate::ids::FlowId;
     use crate::proxy::{Control, PacketProcessor};
     use crate::sim::{Duration, SimTime};
     use crate::transport::cc::CcKind;

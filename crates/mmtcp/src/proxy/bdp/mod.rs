@@ -232,8 +232,8 @@ impl BdpConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::DirId;
-    use crate::net::{FlowId, NodeId};
+    use crate::ids::DirId;
+    use crate::ids::{FlowId, NodeId};
     use crate::proxy::config::{FlowInfo, ProcessorConfig, RadioLinkInfo};
     use crate::transport::tcp::TcpConfig;
 

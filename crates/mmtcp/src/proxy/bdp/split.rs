@@ -29,11 +29,13 @@
 //! of the simulator.
 
 use super::processor::TOKEN_SPLIT_BASE;
-use crate::net::{FlowId, NodeId, PacketId, Side, TcpFlags};
+use crate::event::TcpTimer;
+use crate::ids::{FlowId, NodeId, PacketId};
+use crate::net::{Side, TcpFlags};
 use crate::proxy::config::FlowInfo;
 use crate::proxy::{ProcCtx, Verdict};
 use crate::sim::{Duration, SimTime};
-use crate::transport::tcp::{Endpoint, Opener, TcpConfig, TcpCtx, TcpReceiver, TcpSender, TcpTimer};
+use crate::transport::tcp::{Endpoint, Opener, TcpConfig, TcpCtx, TcpReceiver, TcpSender};
 
 /// Tokens per flow: the inner sender's RTO, the inner receiver's delayed ACK and SYN timers.
 const TOKENS_PER_FLOW: u32 = 3;

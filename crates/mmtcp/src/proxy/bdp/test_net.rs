@@ -7,13 +7,15 @@
 use super::processor::{BdpProxy, Deployment};
 use super::split::SplitFlow;
 use super::BdpConfig;
-use crate::event::DirId;
-use crate::net::{FlowId, NodeId, Packet, PacketArena, PacketId, Side};
+use crate::event::TcpTimer;
+use crate::ids::DirId;
+use crate::ids::{FlowId, NodeId, PacketId};
+use crate::net::{Packet, PacketArena, Side};
 use crate::proxy::config::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::{Control, Emit, PacketProcessor, ProcCtx, Verdict};
 use crate::radio::report::LinkReport;
 use crate::sim::{Duration, SimTime};
-use crate::transport::tcp::{Endpoint, Opener, TcpConfig, TcpCtx, TcpReceiver, TcpSender, TcpTimer};
+use crate::transport::tcp::{Endpoint, Opener, TcpConfig, TcpCtx, TcpReceiver, TcpSender};
 use std::collections::BTreeMap;
 
 pub const SERVER: NodeId = NodeId(0);

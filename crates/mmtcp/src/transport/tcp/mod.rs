@@ -28,19 +28,10 @@ pub use config::TcpConfig;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
-use crate::net::{FlowId, NodeId, Packet, PacketArena, PacketId, Side, TcpHeader, TCP_IP_HEADER_BYTES};
+use crate::event::TcpTimer;
+use crate::ids::{FlowId, NodeId, PacketId};
+use crate::net::{Packet, PacketArena, Side, TcpHeader, TCP_IP_HEADER_BYTES};
 use crate::sim::{Fired, SimTime, Timer};
-
-/// Which timer of a flow fired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TcpTimer {
-    /// The sender's retransmission timer (also retransmits SYN and SYN-ACK).
-    SenderRto,
-    /// The receiver's delayed-ACK timer.
-    ReceiverDelayedAck,
-    /// The receiver's SYN retransmission (when the receiver opens the connection).
-    ReceiverSyn,
-}
 
 /// Which end opens the connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,8 @@
 //! with a window update.
 
 use super::intervals::IntervalSet;
-use super::{Endpoint, Opener, TcpConfig, TcpCtx, TcpTimer};
+use super::{Endpoint, Opener, TcpConfig, TcpCtx};
+use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
 use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
 use crate::sim::{Duration, SimTime, Timer};
@@ -334,7 +335,8 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{FlowId, NodeId, PacketArena, PacketId, TCP_IP_HEADER_BYTES};
+    use crate::ids::{FlowId, NodeId, PacketId};
+    use crate::net::{PacketArena, TCP_IP_HEADER_BYTES};
 
     const MSS: u32 = 1000;
 

@@ -20,7 +20,8 @@
 
 use super::rto::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
-use super::{Endpoint, Opener, TcpConfig, TcpCtx, TcpTimer};
+use super::{Endpoint, Opener, TcpConfig, TcpCtx};
+use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
 use crate::net::{Packet, Side, TcpFlags, TcpHeader};
 use crate::sim::{Duration, SimTime, Timer};
@@ -452,7 +453,8 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{FlowId, NodeId, PacketArena, PacketId, SackBlocks, SeqRange, TCP_IP_HEADER_BYTES};
+    use crate::ids::{FlowId, NodeId, PacketId};
+    use crate::net::{PacketArena, SackBlocks, SeqRange, TCP_IP_HEADER_BYTES};
     use crate::transport::cc::CcKind;
     use crate::units::Bytes;
 

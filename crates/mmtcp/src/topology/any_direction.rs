@@ -1,9 +1,10 @@
 //! A link direction of either kind: a wired/rate-driven [`Direction`] or a radio direction with
 //! the full MAC/HARQ/RLC stack. Forwarding, sampling and the summary see only this interface.
 
-use super::link::{Direction, DirectionStats};
-use super::{NodeId, PacketId};
-use crate::event::{DirId, Event};
+use crate::event::Event;
+use crate::ids::DirId;
+use crate::ids::{NodeId, PacketId};
+use crate::net::link::{Direction, DirectionStats};
 use crate::radio::direction::RadioDirection;
 use crate::sim::{EventQueue, SimTime};
 

@@ -4,8 +4,8 @@
 //! (node, destination) pair, the direction to take next. Tables are dense (n × n): topologies
 //! here have tens of nodes, and a lookup on the forwarding path is one index.
 
-use super::packet::NodeId;
-use crate::event::DirId;
+use crate::ids::DirId;
+use crate::ids::NodeId;
 use std::collections::VecDeque;
 
 pub struct Routes {

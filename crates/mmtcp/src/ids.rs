@@ -1,0 +1,18 @@
+//! The ids components are named by: plain indices, `Copy`, small, so that events and packets
+//! that carry them stay small. Each indexes one vector of the world.
+
+/// Index of a node in the topology.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// Index of a flow (one connection and its application).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
+/// Index of a link direction (a transmitter with its queue and propagation pipe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DirId(pub u32);
+
+/// Index of a packet's slot in the packet arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PacketId(pub u32);
