@@ -39,19 +39,13 @@ from mmtcp import __version__
 from mmtcp._core import ScenarioError, SimulationError
 from mmtcp.api import ieee80211ad_trace, run, split_override, validate
 from mmtcp.bench import DEFAULT_ENGINE_EVENTS, run_suite
+from mmtcp.metrics import check_metrics
 from mmtcp.progress import ProgressBar
 from mmtcp.report import run_report
 from mmtcp.reproduce import experiment_roots, find_experiments, reproduce
-from mmtcp.sweep import (
-    SweepInterrupted,
-    SweepResult,
-    check_metrics,
-    make_spec,
-    parse_grid_option,
-    parse_seeds,
-    points_table,
-    run_spec,
-)
+from mmtcp.sweep import SweepInterrupted, SweepResult, run_spec
+from mmtcp.sweep_spec import make_spec, parse_grid_option, parse_seeds
+from mmtcp.sweep_table import points_table
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1

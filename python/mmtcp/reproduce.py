@@ -32,15 +32,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mmtcp._core import ScenarioError
-from mmtcp.sweep import (
-    SweepResult,
-    SweepSpec,
-    apply_table,
-    check_metrics,
-    read_toml,
-    run_spec,
-    spec_from_table,
-)
+from mmtcp.metrics import check_metrics
+from mmtcp.sweep import SweepResult, run_spec
+from mmtcp.sweep_spec import SweepSpec, apply_table, read_toml, spec_from_table
 
 EXPERIMENT_FILE = "experiment.toml"
 EXPERIMENT_KEYS = ("name", "title", "claim", "paper", "table", "sweep", "quick")

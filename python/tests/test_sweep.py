@@ -18,16 +18,10 @@ import pytest
 from helpers import SCENARIOS, assert_bad_input
 
 import mmtcp
+from mmtcp.metrics import default_metrics, metric_value
 from mmtcp.stats import describe, t_quantile
-from mmtcp.sweep import (
-    SweepSpec,
-    _run_one,
-    default_metrics,
-    load_sweep_file,
-    metric_value,
-    parse_seeds,
-    split_values,
-)
+from mmtcp.sweep_spec import SweepSpec, load_sweep_file, parse_seeds, split_values
+from mmtcp.worker_pool import _run_one
 
 LOSSY = SCENARIOS / "lossy.toml"  # 1 % random loss: results depend on the seed
 SHORT = "simulation.duration=0.3s"

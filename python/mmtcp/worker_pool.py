@@ -1,0 +1,209 @@
+"""The local process pool a sweep's runs go to.
+
+Each worker is `python -c "...; _serve_worker()"`, fed one task at a time as a JSON line on its
+stdin and answering with one JSON line on its stdout, like `mmtcp bench`'s workers. Unlike
+multiprocessing's spawn method, this never imports the caller's __main__ module in the workers,
+so `mmtcp.sweep` works from a script without an `if __name__ == "__main__"` guard. Workers run
+in their own process group with SIGINT ignored: Ctrl-C reaches the parent only, which then
+terminates them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections import deque
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mmtcp import _core
+from mmtcp._core import ScenarioError, SimulationError
+
+_WORKER_CODE = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from mmtcp.worker_pool import _serve_worker; _serve_worker()"
+)
+
+
+class _Worker:
+    """One worker process."""
+
+    def __init__(self, started: list[_Worker]):
+        import subprocess
+
+        package_parent = str(Path(__file__).resolve().parents[1])
+        group = {"process_group": 0} if os.name == "posix" else {}
+        with _sigint_ignored():  # also inherited by the worker
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _WORKER_CODE, package_parent],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                **group,
+            )
+            started.append(self)
+        stdin, stdout = self.process.stdin, self.process.stdout
+        if stdin is None or stdout is None:  # cannot happen with PIPE; for the type checker
+            raise RuntimeError("worker process without pipes")
+        self.stdin, self.stdout = stdin, stdout
+
+    def send(self, payload: dict[str, Any]) -> None:
+        self.stdin.write(json.dumps(payload) + "\n")
+        self.stdin.flush()
+
+    def receive(self) -> tuple[str, str] | None:
+        """The answer to the task sent, or None if the worker died."""
+        line = self.stdout.readline()
+        if not line:
+            return None
+        status, text = json.loads(line)
+        return status, text
+
+    def exit_code(self) -> int | None:
+        try:
+            return self.process.wait(5)
+        except Exception:
+            return None
+
+    def stop(self, timeout: float) -> None:
+        with contextlib.suppress(OSError):
+            self.stdin.close()
+        with contextlib.suppress(Exception):
+            self.process.wait(timeout)
+        self.kill()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            with contextlib.suppress(Exception):
+                self.process.wait(5)
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for stream in (self.stdin, self.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+Task = TypeVar("Task")
+
+
+def run_pool(
+    size: int,
+    jobs: list[tuple[Task, dict[str, Any]]],
+    finished: Callable[[Task, bool, str], None],
+    tick: Callable[[], None] | None = None,
+) -> int:
+    """Runs `jobs` on `size` worker processes; calls `finished(task, ok, text)` in this process
+    as each ends (text: the summary JSON, or the error). Returns the number of runs executed.
+    A worker that dies fails its run and is replaced.
+
+    A job is a task (anything, handed back to `finished`) and its run: `{"source":
+    api._source(scenario), "seed": seed, "overrides": [(path, value), ...]}`."""
+    import selectors
+
+    queue = deque(jobs)
+    started: list[_Worker] = []
+    busy: dict[_Worker, Task] = {}
+    executed = 0
+    try:
+        for _ in range(size):
+            _Worker(started)
+        idle = list(started)
+        while queue or busy:
+            while idle and queue:
+                worker = idle.pop()
+                task, payload = queue.popleft()
+                try:
+                    worker.send(payload)
+                except OSError:  # it died while idle: fail the run, replace the worker
+                    executed += 1
+                    finished(task, False, _death_message(worker.exit_code()))
+                    worker.kill()
+                    idle.append(_Worker(started))
+                    continue
+                busy[worker] = task
+            with selectors.DefaultSelector() as selector:
+                for worker in busy:
+                    selector.register(worker.stdout, selectors.EVENT_READ, worker)
+                ready = [key.data for key, _ in selector.select(timeout=1.0)]
+            if tick is not None:
+                tick()
+            for worker in ready:
+                task = busy.pop(worker)
+                executed += 1
+                answer = worker.receive()
+                if answer is None:
+                    finished(task, False, _death_message(worker.exit_code()))
+                    worker.kill()
+                    if queue:
+                        idle.append(_Worker(started))
+                    continue
+                finished(task, answer[0] == "ok", answer[1])
+                idle.append(worker)
+    except BaseException:
+        for worker in started:
+            worker.kill()
+        raise
+    for worker in started:
+        worker.stop(timeout=5)
+    return executed
+
+
+def _death_message(code: int | None) -> str:
+    if code is not None and code < 0:
+        how = f"was killed by signal {-code} ({signal.Signals(-code).name})"
+    else:
+        how = f"exited with status {code}"
+    return (
+        f"WorkerDied: the worker process running this {how} (a crash, or the system ran out of "
+        f"memory); other runs went on"
+    )
+
+
+def _serve_worker() -> None:
+    """A worker process: runs each task read from stdin, answers on stdout, until stdin ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints cannot corrupt the answers
+    for line in sys.stdin:
+        status, text = _run_one(json.loads(line))
+        answers.write(json.dumps([status, text]) + "\n")
+        answers.flush()
+
+
+def _run_one(task: dict[str, Any]) -> tuple[str, str]:
+    source, kind, where = task["source"]
+    try:
+        summary, _columns, _resolved = _core.run(
+            source,
+            kind,
+            **where,
+            seed=task["seed"],
+            overrides=[(path, value) for path, value in task["overrides"]],
+        )
+    except (ScenarioError, SimulationError) as e:
+        return "error", f"{type(e).__name__}: {e}"
+    except Exception:
+        import traceback
+
+        return "error", traceback.format_exc()
+    return "ok", json.dumps(json.loads(summary), indent=2, ensure_ascii=False) + "\n"
