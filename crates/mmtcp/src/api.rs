@@ -8,7 +8,6 @@ use crate::scenario;
 pub use crate::scenario::{RunOptions, ScenarioSource};
 use crate::sim::SimTime;
 use crate::world::Stop;
-use serde_json::json;
 use std::time::Instant;
 
 /// Progress of a run, reported to the caller's callback about ten times a wall-second.
@@ -94,7 +93,7 @@ pub fn run(
     let loaded = scenario::load(source, options)?;
     let seed = loaded.scenario.simulation.seed;
     let mut world = scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, seed)?;
-    let stop_time = world.stop_time;
+    let stop_time = world.stop_time();
     let wall = Instant::now();
     let stop = world.run(&mut |sim_time, events| {
         progress(&Progress { sim_time, stop_time, events, wall_seconds: wall.elapsed().as_secs_f64() })
@@ -103,25 +102,8 @@ pub fn run(
     if stop == Stop::Interrupted {
         return Err(RunError::Interrupted);
     }
-    let end = if stop == Stop::EventLimit { world.now() } else { stop_time };
-    let (flows, links) = report::flows_and_links(&world, &loaded.scenario, end);
-    let resolved = serde_json::to_value(&loaded.scenario).expect("a scenario always serialises");
-    let summary = json!({
-        "mmtcp_version": env!("CARGO_PKG_VERSION"),
-        "scenario_file": loaded.file,
-        "seed": seed,
-        "sim_seconds": end.as_secs_f64(),
-        "wall_seconds": wall_seconds,
-        "events": world.events,
-        "events_per_second": if wall_seconds > 0.0 { world.events as f64 / wall_seconds } else { 0.0 },
-        "stopped_by": report::stop_reason(stop),
-        "peak_packets": world.packets.peak(),
-        "flows": flows,
-        "links": links,
-        "processors": report::processors(&world),
-        "scenario": resolved,
-    });
-    let columns = std::mem::take(&mut world.series).into_columns();
+    let summary = report::summary(&world, &loaded, stop, wall_seconds);
+    let columns = world.take_series().into_columns();
     Ok(RunOutput { summary, columns, resolved: resolved_toml(&loaded) })
 }
 

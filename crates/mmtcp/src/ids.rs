@@ -16,3 +16,14 @@ pub struct DirId(pub u32);
 /// Index of a packet's slot in the packet arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PacketId(pub u32);
+
+/// Index of a route (a list of link directions) in the world's route table. A packet carries
+/// the route it follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RouteId(pub u32);
+
+impl RouteId {
+    /// No route: the packet finds its way from wherever it is (a processor sent it through an
+    /// interface of its choice).
+    pub const NONE: RouteId = RouteId(u32::MAX);
+}

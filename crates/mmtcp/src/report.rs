@@ -10,9 +10,10 @@
 //! - one-way delay: per delivered segment, delivery to the application minus first transmission;
 //! - link utilisation: bits sent ÷ bits the transmitter could have sent (∫ rate dt).
 
+use crate::ids::{DirId, NodeId};
 use crate::metrics::LogHistogram;
 use crate::radio::direction::RadioDirection;
-use crate::scenario::Scenario;
+use crate::scenario::{Loaded, Scenario};
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::world::{Stop, World};
 use serde_json::{json, Map, Value};
@@ -33,40 +34,56 @@ fn latency_ms(h: &LogHistogram) -> Value {
     })
 }
 
+/// The whole of `summary.json` for a world that ran from `loaded` and stopped by `stop`, taking
+/// `wall_seconds`.
+pub fn summary(world: &World, loaded: &Loaded, stop: Stop, wall_seconds: f64) -> Value {
+    let end = if stop == Stop::EventLimit { world.now() } else { world.stop_time() };
+    let (flows, links) = flows_and_links(world, &loaded.scenario, end);
+    let resolved = serde_json::to_value(&loaded.scenario).expect("a scenario always serialises");
+    let events = world.events();
+    json!({
+        "mmtcp_version": env!("CARGO_PKG_VERSION"),
+        "scenario_file": loaded.file,
+        "seed": loaded.scenario.simulation.seed,
+        "sim_seconds": end.as_secs_f64(),
+        "wall_seconds": wall_seconds,
+        "events": events,
+        "events_per_second": if wall_seconds > 0.0 { events as f64 / wall_seconds } else { 0.0 },
+        "stopped_by": stop_reason(stop),
+        "peak_packets": world.peak_packets(),
+        "flows": flows,
+        "links": links,
+        "processors": processors(world),
+        "scenario": resolved,
+    })
+}
+
 fn secs(t: SimTime) -> f64 {
     t.as_secs_f64()
 }
 
 /// The per-flow and per-link parts of the summary. `scenario` is the resolved scenario the world
 /// was built from.
-pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Value, Value) {
+fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Value, Value) {
+    let topology = world.topology();
+    let name = |node: NodeId| topology.node_name(node);
     let dir_label = |d: usize| {
-        let dir = &world.dirs[d];
-        let link = world
-            .links
-            .iter()
-            .find(|l| l.dirs.iter().any(|x| x.0 as usize == d))
-            .expect("every direction belongs to a link");
-        format!(
-            "{} {}→{}",
-            link.name,
-            world.node_names[dir.from().0 as usize],
-            world.node_names[dir.to().0 as usize]
-        )
+        let dir = DirId(d as u32);
+        format!("{} {}→{}", topology.link_of(dir).name, name(topology.from(dir)), name(topology.to(dir)))
     };
 
     let mut flows = Vec::new();
-    for (f, config) in world.flows.iter().zip(&scenario.flows) {
-        let rx = &f.receiver.stats;
-        let tx = &f.sender.stats;
-        let begin = f.start;
-        let until = f.completed_at.unwrap_or(end);
+    for (f, config) in world.flows().iter().zip(&scenario.flows) {
+        let rx = &f.receiver().stats;
+        let tx = &f.sender().stats;
+        let begin = f.start();
+        let until = f.completed_at().unwrap_or(end);
         let active = until.saturating_since(begin).as_secs_f64();
         let goodput = if active > 0.0 { rx.bytes_delivered as f64 * 8.0 / active } else { 0.0 };
         let mut by_cause = Map::new();
         let mut by_place = Map::new();
         let (mut queue_full, mut errors) = (0u64, 0u64);
-        for (d, [q, e]) in f.link_drops.iter().enumerate() {
+        for (d, [q, e]) in f.link_drops().iter().enumerate() {
             queue_full += q;
             errors += e;
             if q + e > 0 {
@@ -77,21 +94,18 @@ pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Val
         by_cause.insert("link_error".into(), json!(errors));
         by_cause.insert("receive_buffer".into(), json!(rx.buffer_drops));
         if rx.buffer_drops > 0 {
-            by_place.insert(
-                format!("{} receive buffer", world.node_names[f.dst.0 as usize]),
-                json!(rx.buffer_drops),
-            );
+            by_place.insert(format!("{} receive buffer", name(f.dst())), json!(rx.buffer_drops));
         }
         let delivery_ratio =
             (rx.segments_arrived > 0).then(|| rx.segments_delivered as f64 / rx.segments_arrived as f64);
         flows.push(json!({
-            "name": f.name,
-            "from": world.node_names[f.src.0 as usize],
-            "to": world.node_names[f.dst.0 as usize],
+            "name": f.name(),
+            "from": name(f.src()),
+            "to": name(f.dst()),
             "transport": config.transport.kind,
             "cc": config.transport.tcp.cc.name(),
             "app": config.app.name(),
-            "start_seconds": secs(f.start),
+            "start_seconds": secs(f.start()),
             "goodput_bps": goodput,
             "bytes_delivered": rx.bytes_delivered,
             "delivered_segments": rx.segments_delivered,
@@ -110,17 +124,17 @@ pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Val
             "delivery_ratio": delivery_ratio,
             "rtt_ms": latency_ms(&tx.rtt),
             "owd_ms": latency_ms(&rx.owd),
-            "completion_seconds": f.completed_at.map(|t| t.saturating_since(begin).as_secs_f64()),
-            "final_cwnd_bytes": f.sender.cwnd(),
+            "completion_seconds": f.completed_at().map(|t| t.saturating_since(begin).as_secs_f64()),
+            "final_cwnd_bytes": f.sender().cwnd(),
         }));
     }
 
     let elapsed_ps = end.0 as f64;
     let mut links = Vec::new();
-    for l in &world.links {
+    for l in topology.links() {
         let mut directions = Vec::new();
         for &d in &l.dirs {
-            let dir = &world.dirs[d.0 as usize];
+            let dir = &world.dirs()[d.0 as usize];
             let st = dir.stats();
             let bits = st.bytes_sent as f64 * 8.0;
             let capacity = st.capacity_bits();
@@ -129,8 +143,8 @@ pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Val
                 if elapsed_ps > 0.0 { capacity * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
             let mean_queue = if elapsed_ps > 0.0 { st.queue_byte_ps as f64 / elapsed_ps } else { 0.0 };
             let mut entry = json!({
-                "from": world.node_names[dir.from().0 as usize],
-                "to": world.node_names[dir.to().0 as usize],
+                "from": name(dir.from()),
+                "to": name(dir.to()),
                 "utilisation": utilisation,
                 "packets_sent": st.packets_sent,
                 "bytes_sent": st.bytes_sent,
@@ -144,22 +158,19 @@ pub fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Val
             }
             directions.push(entry);
         }
-        let fwd = world.dirs[l.dirs[0].0 as usize].stats();
+        let fwd = world.dirs()[l.dirs[0].0 as usize].stats();
         let drops: u64 = l
             .dirs
             .iter()
             .map(|d| {
-                let st = world.dirs[d.0 as usize].stats();
+                let st = world.dirs()[d.0 as usize].stats();
                 st.drops_queue + st.drops_error
             })
             .sum();
         let mut link = Map::new();
         link.insert("name".into(), json!(l.name));
         link.insert("kind".into(), json!(if l.radio { "radio" } else { "wired" }));
-        link.insert(
-            "between".into(),
-            json!([world.node_names[l.between[0].0 as usize], world.node_names[l.between[1].0 as usize]]),
-        );
+        link.insert("between".into(), json!([name(l.between[0]), name(l.between[1])]));
         link.insert("utilisation".into(), directions[0]["utilisation"].clone());
         link.insert("drops".into(), json!(drops));
         if l.radio {
@@ -210,17 +221,16 @@ fn radio_stack(r: &RadioDirection) -> Value {
     })
 }
 
-/// How the run ended, for the summary.
 /// One entry per packet processor: where it sits, and its own counters.
-pub fn processors(world: &World) -> Value {
+fn processors(world: &World) -> Value {
     let list = world
-        .processors
+        .processors()
         .iter()
         .map(|p| {
             json!({
                 "name": p.name,
                 "kind": p.kind,
-                "node": world.node_names[p.node.0 as usize],
+                "node": world.node_name(p.node),
                 "stats": p.processor.summary(),
             })
         })
@@ -228,7 +238,8 @@ pub fn processors(world: &World) -> Value {
     Value::Array(list)
 }
 
-pub fn stop_reason(stop: Stop) -> &'static str {
+/// How the run ended, for the summary.
+fn stop_reason(stop: Stop) -> &'static str {
     match stop {
         Stop::Duration | Stop::Idle => "duration",
         Stop::EventLimit => "max_events",

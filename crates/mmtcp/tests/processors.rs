@@ -94,14 +94,14 @@ fn a_processor_that_passes_everything_changes_nothing() {
     let mut w = world(&chain("3MB"));
     w.add_processor(slot(1, Counter(seen.clone())));
     let with = run(w);
-    let (a, b) = (&plain.flows[0], &with.flows[0]);
-    assert_eq!(a.completed_at, b.completed_at);
-    assert!(b.completed_at.is_some());
-    assert_eq!(a.sender.stats.segments_sent, b.sender.stats.segments_sent);
-    assert_eq!(a.link_drops, b.link_drops);
-    assert_eq!(plain.events, with.events);
+    let (a, b) = (&plain.flows()[0], &with.flows()[0]);
+    assert_eq!(a.completed_at(), b.completed_at());
+    assert!(b.completed_at().is_some());
+    assert_eq!(a.sender().stats.segments_sent, b.sender().stats.segments_sent);
+    assert_eq!(a.link_drops(), b.link_drops());
+    assert_eq!(plain.events(), with.events());
     // Every data segment the server sent crossed bs, but those dropped on the way in.
-    assert_eq!(*seen.borrow(), b.sender.stats.segments_sent - b.link_drops[0][0] - b.link_drops[0][1]);
+    assert_eq!(*seen.borrow(), b.sender().stats.segments_sent - b.link_drops()[0][0] - b.link_drops()[0][1]);
 }
 
 /// Consumes (frees) every `every`-th data segment it sees.
@@ -136,12 +136,12 @@ fn consumed_packets_go_no_further_and_tcp_repairs_them() {
     let mut w = world(&chain("1MB"));
     w.add_processor(slot(1, Dropper { every: 40, seen: 0, dropped: dropped.clone() }));
     let w = run(w);
-    let f = &w.flows[0];
+    let f = &w.flows()[0];
     assert!(*dropped.borrow() >= 14, "one in forty of the ~700 segments (and of retransmissions)");
-    assert!(f.sender.stats.retransmitted_segments >= *dropped.borrow());
-    assert_eq!(f.receiver.stats.segments_arrived + *dropped.borrow(), f.sender.stats.segments_sent);
-    assert_eq!(f.receiver.stats.bytes_delivered, 1_000_000);
-    assert!(f.completed_at.is_some());
+    assert!(f.sender().stats.retransmitted_segments >= *dropped.borrow());
+    assert_eq!(f.receiver().stats.segments_arrived + *dropped.borrow(), f.sender().stats.segments_sent);
+    assert_eq!(f.receiver().stats.bytes_delivered, 1_000_000);
+    assert!(f.completed_at().is_some());
 }
 
 /// Holds data segments `hold` and sends them "first" when segment `release` arrives.
@@ -198,7 +198,7 @@ fn packets_sent_first_jump_the_queue_in_the_order_emitted() {
     w.add_processor(slot(1, Holder { hold: 20..24, release: 40, held: Vec::new() }));
     w.add_processor(slot(2, Recorder(arrivals.clone())));
     let w = run(w);
-    assert_eq!(w.flows[0].receiver.stats.bytes_delivered, 1_000_000);
+    assert_eq!(w.flows()[0].receiver().stats.bytes_delivered, 1_000_000);
     let order = arrivals.borrow();
     let at = |s: u64| order.iter().position(|&x| x == s).unwrap();
     assert_eq!(
@@ -224,7 +224,7 @@ rlc = { mode = "am", buffer = "1MB" }"#;
     w.add_processor(slot(1, Holder { hold: 20..24, release: 40, held: Vec::new() }));
     w.add_processor(slot(2, Recorder(arrivals.clone())));
     let w = run(w);
-    assert_eq!(w.flows[0].receiver.stats.bytes_delivered, 1_000_000);
+    assert_eq!(w.flows()[0].receiver().stats.bytes_delivered, 1_000_000);
     let order = arrivals.borrow();
     let at = |s: u64| order.iter().position(|&x| x == s).unwrap();
     assert_eq!((at(21), at(22), at(23)), (at(20) + 1, at(20) + 2, at(20) + 3), "{order:?}");
@@ -277,11 +277,11 @@ fn timers_fire_and_a_control_message_pins_the_senders_window() {
         armed > SimTime::ZERO + Duration::from_millis(25)
             && armed < SimTime::ZERO + Duration::from_millis(26)
     );
-    let f = &w.flows[0];
-    assert_eq!(f.sender.cwnd(), 4 * MSS);
+    let f = &w.flows()[0];
+    assert_eq!(f.sender().cwnd(), 4 * MSS);
     // Four segments per ~20 ms round trip: about 2.3 Mbit/s over the remaining ~1.9 s, far
     // below the 100 Mbit/s the link allows.
-    let goodput = f.receiver.stats.bytes_delivered as f64 * 8.0 / 2.0;
+    let goodput = f.receiver().stats.bytes_delivered as f64 * 8.0 / 2.0;
     assert!(goodput < 4e6, "{goodput}");
-    assert!(f.sender.pipe() <= 4 * MSS);
+    assert!(f.sender().pipe() <= 4 * MSS);
 }

@@ -213,17 +213,17 @@ fn watched_cell(kind: &str) -> (World, Watch) {
 }
 
 fn assert_completed(w: &World, size: u64) {
-    let f = &w.flows[0];
-    assert!(f.completed_at.is_some(), "the transfer did not complete");
-    assert_eq!(f.receiver.stats.bytes_delivered, size);
-    assert_eq!(f.receiver.stats.segments_delivered, size.div_ceil(MSS));
+    let f = &w.flows()[0];
+    assert!(f.completed_at().is_some(), "the transfer did not complete");
+    assert_eq!(f.receiver().stats.bytes_delivered, size);
+    assert_eq!(f.receiver().stats.segments_delivered, size.div_ceil(MSS));
 }
 
 #[test]
 fn early_acks_hold_the_server_within_the_cache_through_an_outage() {
     for kind in ["pep", "mmpep"] {
         let (w, watch) = watched_cell(kind);
-        let s = w.processors[0].processor.summary();
+        let s = w.processors()[0].processor.summary();
         // The 2 s outage filled the cache: the server was held back by the window alone.
         let peak = u64_of(&s["peak_cache_bytes"]);
         assert!(peak <= CACHE, "{kind}: cache peaked at {peak} > {CACHE}");
@@ -240,9 +240,9 @@ fn early_acks_hold_the_server_within_the_cache_through_an_outage() {
         );
         assert!(watch.max_ahead_of_ue > CACHE - 2 * MSS, "{kind}: {}", watch.max_ahead_of_ue);
         assert_eq!(watch.passed_bs, CELL_SIZE.div_ceil(MSS), "{kind}: each segment passed bs once");
-        let f = &w.flows[0];
-        assert!(f.link_drops.iter().all(|d| *d == [0, 0]), "{kind}: drops {:?}", f.link_drops);
-        assert_eq!(f.sender.stats.retransmitted_segments, 0, "{kind}");
+        let f = &w.flows()[0];
+        assert!(f.link_drops().iter().all(|d| *d == [0, 0]), "{kind}: drops {:?}", f.link_drops());
+        assert_eq!(f.sender().stats.retransmitted_segments, 0, "{kind}");
         assert_completed(&w, CELL_SIZE);
     }
 }
@@ -251,7 +251,7 @@ fn early_acks_hold_the_server_within_the_cache_through_an_outage() {
 fn the_mobiles_acks_never_reach_the_server() {
     for kind in ["pep", "mmpep"] {
         let (w, watch) = watched_cell(kind);
-        let s = w.processors[0].processor.summary();
+        let s = w.processors()[0].processor.summary();
         // Every ACK the server got is one the proxy sent (the early ACKs, and the mobile's
         // handshake ACKs it let pass): none of the mobile's later ACKs leaked.
         assert_eq!(watch.acks_at_server, u64_of(&s["early_acks"]) + u64_of(&s["acks_passed"]), "{kind}: {s}");
@@ -263,14 +263,14 @@ fn the_mobiles_acks_never_reach_the_server() {
         // it reaches bs, so with nothing uncached every sample is the server–bs round trip (no
         // wired queueing at 10 Gbit/s) — whatever the radio does.
         assert_eq!(s["uncached_bytes"], 0, "{kind}");
-        let rtt = &w.flows[0].sender.stats.rtt;
+        let rtt = &w.flows()[0].sender().stats.rtt;
         let max_ms = rtt.max().unwrap() as f64 / 1e9;
         assert!(rtt.count() > 3000, "{kind}: {} samples", rtt.count());
         assert!(
             (2.0 * WIRED_DELAY_MS..2.0 * WIRED_DELAY_MS + 0.5).contains(&max_ms),
             "{kind}: RTT sample of {max_ms} ms"
         );
-        assert_eq!(w.flows[0].sender.stats.rto_count, 0, "{kind}: the server never timed out");
+        assert_eq!(w.flows()[0].sender().stats.rto_count, 0, "{kind}: the server never timed out");
         assert_completed(&w, CELL_SIZE);
     }
     // Without a proxy the same transfer times out in the outage.
@@ -374,8 +374,8 @@ const SINR_DROP: &str = r#"{ kind = "sinr_trace", file = "traces/sinr-drop.csv" 
 /// The rate of the lowest MCS of the air link's AMC table.
 fn lowest_rate_bps(text: &str) -> u64 {
     let w = world(text);
-    let air = w.links.iter().find(|l| l.name == "air").unwrap();
-    w.dirs[air.dirs[0].0 as usize].radio().unwrap().lowest_rate_bps()
+    let air = w.topology().links().iter().find(|l| l.name == "air").unwrap();
+    w.dirs()[air.dirs[0].0 as usize].radio().unwrap().lowest_rate_bps()
 }
 
 /// R·T in bytes (at least one MSS), T in milliseconds as the time series gives it.
@@ -803,7 +803,7 @@ app = {{ kind = "bulk", size = "1MB" }}
         hold: run.clone(),
         release,
         room,
-        next_hop: w.links[1].dirs[0],
+        next_hop: w.topology().links()[1].dirs[0],
         held: Vec::new(),
         queued_at_release: queued.clone(),
     };

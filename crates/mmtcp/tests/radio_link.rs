@@ -169,7 +169,7 @@ impl ReportSubscriber for Shared {
 fn reports(radio: &str) -> Vec<LinkReport> {
     let mut world = world(&uplink("2s", radio, r#"{ kind = "bulk", rate_limit = "100Mbps" }"#));
     let seen = Rc::new(RefCell::new(Vec::new()));
-    world.subscribers.push((DirId(0), Box::new(Shared(seen.clone()))));
+    world.subscribe(DirId(0), Box::new(Shared(seen.clone())));
     world.run(&mut |_, _| true);
     let r = seen.borrow().clone();
     r

@@ -6,7 +6,7 @@
 //! the wire is the TCP payload plus [`TCP_IP_HEADER_BYTES`] plus SACK option bytes; link-layer
 //! framing is not counted.
 
-use crate::ids::{FlowId, NodeId};
+use crate::ids::{FlowId, NodeId, RouteId};
 use crate::sim::SimTime;
 
 /// IPv4 (20) + TCP (20) + timestamp option (12, padded), as on a Linux connection: an MSS of 1448
@@ -119,6 +119,9 @@ pub struct Packet {
     pub to: Side,
     /// Bytes on the wire (IP datagram).
     pub size: u32,
+    /// The route the packet follows, and the index of the next direction to take on it.
+    pub route: RouteId,
+    pub hop: u16,
     pub tcp: TcpHeader,
     /// When this copy left the sending host.
     pub sent_at: SimTime,
@@ -128,6 +131,30 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A packet of `flow` from `src` to `dst`, addressed to the flow end `to`, carrying `tcp`:
+    /// its size is the payload plus [`TCP_IP_HEADER_BYTES`] plus the SACK option. It has no
+    /// route until the world puts it on one.
+    pub fn new(
+        flow: FlowId,
+        (src, dst): (NodeId, NodeId),
+        to: Side,
+        tcp: TcpHeader,
+        (sent_at, first_sent_at): (SimTime, SimTime),
+    ) -> Packet {
+        Packet {
+            flow,
+            src,
+            dst,
+            to,
+            size: TCP_IP_HEADER_BYTES + tcp.len + tcp.sack.option_bytes(),
+            route: RouteId::NONE,
+            hop: 0,
+            tcp,
+            sent_at,
+            first_sent_at,
+        }
+    }
+
     pub fn is_data(&self) -> bool {
         self.tcp.len > 0
     }
@@ -135,15 +162,10 @@ impl Packet {
     /// A packet of `size` bytes from node 0 to node 1, for tests of the network layer.
     #[cfg(test)]
     pub fn for_test(size: u32) -> Packet {
+        let t = SimTime::ZERO;
         Packet {
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(1),
-            to: Side::Receiver,
             size,
-            tcp: TcpHeader::default(),
-            sent_at: SimTime::ZERO,
-            first_sent_at: SimTime::ZERO,
+            ..Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, TcpHeader::default(), (t, t))
         }
     }
 }

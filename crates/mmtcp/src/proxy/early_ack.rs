@@ -63,7 +63,7 @@ use super::{PacketProcessor, ProcCtx, Verdict};
 use crate::error::InputError;
 use crate::ids::DirId;
 use crate::ids::{FlowId, NodeId, PacketId};
-use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
+use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
 use crate::sim::{Duration, Fired, SimTime, Timer};
 use crate::transport::tcp::rto::RttEstimator;
 use crate::units::{Bytes, Time};
@@ -767,16 +767,13 @@ impl AckManager {
             sack.push(r);
         }
         let tcp = TcpHeader { ack: f.ack_point, window, flags: TcpFlags::ACK, sack, ..Default::default() };
-        let id = ctx.packets.alloc(Packet {
-            flow: f.flow,
-            src: f.mobile,
-            dst: f.server,
-            to: Side::Sender,
-            size: TCP_IP_HEADER_BYTES + sack.option_bytes(),
+        let id = ctx.packets.alloc(Packet::new(
+            f.flow,
+            (f.mobile, f.server),
+            Side::Sender,
             tcp,
-            sent_at: ctx.now,
-            first_sent_at: ctx.now,
-        });
+            (ctx.now, ctx.now),
+        ));
         ctx.send(id);
         f.last_ack = f.ack_point;
         f.last_window = window;
@@ -898,16 +895,8 @@ impl AckManager {
         s.sent_at = ctx.now;
         s.rtx_waiting = self.p.hold.rlc.is_some();
         let tcp = TcpHeader { seq: s.seq, len: s.len, flags: TcpFlags::ACK, ..Default::default() };
-        let id = ctx.packets.alloc(Packet {
-            flow: f.flow,
-            src: f.server,
-            dst: f.mobile,
-            to: Side::Receiver,
-            size: TCP_IP_HEADER_BYTES + s.len,
-            tcp,
-            sent_at: ctx.now,
-            first_sent_at: s.first_sent_at,
-        });
+        let times = (ctx.now, s.first_sent_at);
+        let id = ctx.packets.alloc(Packet::new(f.flow, (f.server, f.mobile), Side::Receiver, tcp, times));
         if self.p.hold.rlc.is_some() {
             // Waits for room, ahead of new data; only retransmissions go now, so that a run
             // sent first keeps its order.
@@ -1112,16 +1101,7 @@ pub(crate) mod harness {
         }
 
         fn alloc(&mut self, src: NodeId, dst: NodeId, to: Side, tcp: TcpHeader) -> PacketId {
-            self.packets.alloc(Packet {
-                flow: FlowId(0),
-                src,
-                dst,
-                to,
-                size: TCP_IP_HEADER_BYTES + tcp.len + tcp.sack.option_bytes(),
-                tcp,
-                sent_at: self.now,
-                first_sent_at: self.now,
-            })
+            self.packets.alloc(Packet::new(FlowId(0), (src, dst), to, tcp, (self.now, self.now)))
         }
 
         /// The server's data segment `k` (bytes k·MSS .. (k+1)·MSS).
@@ -1219,6 +1199,7 @@ pub(crate) mod harness {
 mod tests {
     use super::harness::*;
     use super::*;
+    use crate::net::TCP_IP_HEADER_BYTES;
     use proptest::prelude::*;
 
     /// The ack management with a minimal policy: two segments from the hole on each duplicate

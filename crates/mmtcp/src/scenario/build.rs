@@ -5,11 +5,8 @@ use super::schema::{DirectionConfig, LinkKind, Scenario, DEFAULT_BUFFER};
 use crate::app::App;
 use crate::channel::markov_pair::{MarkovPair, MarkovPairConfig};
 use crate::channel::{AnyChannel, ChannelConfig};
-use crate::error::InputContext;
-use crate::error::InputError;
-use crate::ids::DirId;
-use crate::ids::{FlowId, NodeId};
-use crate::metrics::TimeSeries;
+use crate::error::{InputContext, InputError};
+use crate::ids::{DirId, FlowId, NodeId};
 use crate::net::link::{Direction, Impairments};
 use crate::proxy::config::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::ProcessorSlot;
@@ -19,10 +16,10 @@ use crate::radio::harq::Harq;
 use crate::radio::rlc::{RlcMode, RlcRx, RlcTx};
 use crate::radio::{AnySinr, RadioContext};
 use crate::sim::{Duration, Rng, SimTime};
-use crate::topology::any_direction::AnyDirection;
-use crate::topology::routing::Routes;
+use crate::topology::routing::{resolve_path, reversed, PathSearch};
+use crate::topology::{AnyDirection, LinkInfo, Topology};
 use crate::units::BufferLimit;
-use crate::world::{ChannelDriver, DriverProcess, Flow, LinkInfo, World};
+use crate::world::{ChannelDriver, DriverProcess, FlowSpec, World, WorldBuilder};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -225,7 +222,6 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
     let mut dirs = Vec::new();
     let mut links = Vec::new();
     let mut channels = Vec::new();
-    let mut dir_names = Vec::new();
     let mut pairs: Vec<PairGroup> = Vec::new();
     for (i, l) in s.links.iter().enumerate() {
         let a = node_ids[l.between[0].as_str()];
@@ -251,7 +247,6 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 let report = radio.report.clone();
                 let dir = RadioDirection::new(id, from, to, timing, amc.clone(), harq, rlc, report, rng);
                 dirs.push(AnyDirection::Radio(dir));
-                dir_names.push((format!("{}.{tag}", l.name), true));
             }
             let bandwidth_hz = radio.bandwidth.hz();
             let mut add = |config, key: &str, targets: Vec<(DirId, u8)>| -> Result<(), InputError> {
@@ -291,7 +286,6 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 impairments,
                 rng,
             )));
-            dir_names.push((format!("{}.{tag}", l.name), false));
         }
         if l.kind == LinkKind::Radio {
             let forward = l.channel.as_ref().expect("resolve checked radio links have a channel");
@@ -345,58 +339,145 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             targets: g.targets,
         });
     }
-    let endpoints: Vec<(NodeId, NodeId)> = dirs.iter().map(|d| (d.from(), d.to())).collect();
-    let routes = Routes::compute(s.nodes.len(), &endpoints);
+    let node_names = s.nodes.iter().map(|n| n.name.clone()).collect();
+    let topology = Topology::new(node_names, links);
+    let routes = flow_routes(s, file, &topology, &node_ids)?;
+    let stop = SimTime::ZERO + s.simulation.duration.0;
+    let mut world = WorldBuilder::new(topology, dirs, stop, s.metrics.interval.0);
+    world.max_events(s.simulation.max_events);
+    for c in channels {
+        world.add_channel(c);
+    }
+    for ((f, config), (data, ack)) in s.flows.iter().enumerate().zip(routes) {
+        let start = SimTime::ZERO + config.start.0;
+        let tcp = &config.transport.tcp;
+        let app_rng = Rng::for_component(seed, &format!("flow/{}/app", config.name));
+        let app = App::new(&config.app, tcp.mss.0, start, app_rng);
+        let routes = [world.add_route(&data), world.add_route(&ack)];
+        let spec = FlowSpec {
+            name: config.name.clone(),
+            src: node_ids[config.from.as_str()],
+            dst: node_ids[config.to.as_str()],
+            start,
+            tcp,
+            app_config: &config.app,
+            app,
+            routes,
+        };
+        let id = world.add_flow(spec);
+        debug_assert_eq!(id, FlowId(f as u32));
+    }
+    for slot in build_processors(s, file, world.topology().links(), world.dirs(), &node_ids)? {
+        world.add_processor(slot);
+    }
+    Ok(world.build())
+}
 
-    let mut flows = Vec::new();
+/// Each flow's data route and ACK route: pinned (`path`, `ack_path`) or the fewest hops
+/// (`topology::routing`); ACKs take the data route's links back unless `ack_path` says otherwise.
+/// One search from each sending node serves all of its flows.
+fn flow_routes(
+    s: &Scenario,
+    file: &str,
+    topology: &Topology,
+    node_ids: &HashMap<&str, NodeId>,
+) -> Result<Vec<(Vec<DirId>, Vec<DirId>)>, InputError> {
+    let link_ids: HashMap<&str, usize> =
+        topology.links().iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
+    let node_named = |name: &str| node_ids.get(name).copied();
+    let link_named = |name: &str| link_ids.get(name).copied();
+    let ends = |i: usize| (node_ids[s.flows[i].from.as_str()], node_ids[s.flows[i].to.as_str()]);
+    let pinned = |i: usize, key: &str, names: &[String]| {
+        resolve_path(topology, names, &node_named, &link_named)
+            .map_err(|m| InputError::new(file, format!("flow[{i}].{key}"), m))
+    };
+    let mut data: Vec<Option<Vec<DirId>>> = vec![None; s.flows.len()];
     for (i, f) in s.flows.iter().enumerate() {
-        let src = node_ids[f.from.as_str()];
-        let dst = node_ids[f.to.as_str()];
-        for (a, b, what) in [(src, dst, "to"), (dst, src, "from")] {
-            if routes.next_hop(a, b).is_none() {
+        if let Some(names) = &f.path {
+            let path = pinned(i, "path", names)?;
+            let (src, dst) = ends(i);
+            if topology.from(path[0]) != src || topology.to(path[path.len() - 1]) != dst {
                 return Err(InputError::new(
                     file,
-                    format!("flow[{i}].{what}"),
+                    format!("flow[{i}].path"),
                     format!(
-                        "no path of links from \"{}\" to \"{}\"",
-                        s.nodes[a.0 as usize].name, s.nodes[b.0 as usize].name
+                        "goes from \"{}\" to \"{}\"; a data path goes from the flow's `from` (\"{}\") to its `to` (\"{}\")",
+                        topology.node_name(topology.from(path[0])),
+                        topology.node_name(topology.to(path[path.len() - 1])),
+                        f.from,
+                        f.to
                     ),
                 ));
             }
+            data[i] = Some(path);
         }
-        let start = SimTime::ZERO + f.start.0;
-        let tcp = &f.transport.tcp;
-        let app_rng = Rng::for_component(seed, &format!("flow/{}/app", f.name));
-        let app = App::new(&f.app, tcp.mss.0, start, app_rng);
-        let id = FlowId(i as u32);
-        flows.push(Flow::new(id, f.name.clone(), (src, dst), start, tcp, (&f.app, app), dirs.len()));
     }
-
-    let processors = build_processors(s, file, &links, &dirs, &node_ids)?;
-
-    let stop = SimTime::ZERO + s.simulation.duration.0;
-    let interval = s.metrics.interval.0;
-    let flow_names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
-    let rows = (s.simulation.duration.0 .0 / interval.0) as usize;
-    let processor_columns: Vec<String> = processors
-        .iter()
-        .flat_map(|p| p.processor.columns().into_iter().map(|c| format!("proxy.{}.{c}", p.name)))
-        .collect();
-    let series = TimeSeries::new(World::series_columns(&flow_names, &dir_names, &processor_columns), rows);
-    let node_names = s.nodes.iter().map(|n| n.name.clone()).collect();
-    Ok(World::new(
-        node_names,
-        routes,
-        dirs,
-        links,
-        channels,
-        flows,
-        processors,
-        stop,
-        s.simulation.max_events,
-        interval,
-        series,
-    ))
+    // The automatic routes, one search per sending node, in the order flows first name it.
+    let mut by_source: Vec<(NodeId, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<NodeId, usize> = HashMap::new();
+    for i in (0..s.flows.len()).filter(|&i| data[i].is_none()) {
+        let src = ends(i).0;
+        let g = *group_of.entry(src).or_insert_with(|| {
+            by_source.push((src, Vec::new()));
+            by_source.len() - 1
+        });
+        by_source[g].1.push(i);
+    }
+    let mut search = PathSearch::new(topology.nodes());
+    for (src, flows) in by_source {
+        let targets: Vec<NodeId> = flows.iter().map(|&j| ends(j).1).collect();
+        search.run(topology, src, &targets);
+        for j in flows {
+            let path = search.path_to(topology, ends(j).1).ok_or_else(|| {
+                InputError::new(
+                    file,
+                    format!("flow[{j}].to"),
+                    format!("no path of links from \"{}\" to \"{}\"", s.flows[j].from, s.flows[j].to),
+                )
+            })?;
+            data[j] = Some(path);
+        }
+    }
+    let mut routes = Vec::with_capacity(s.flows.len());
+    for (i, (f, path)) in s.flows.iter().zip(data).enumerate() {
+        let path = path.expect("every flow has a data route");
+        let ack = match &f.ack_path {
+            None => reversed(topology, &path),
+            Some(names) => {
+                let listed = pinned(i, "ack_path", names)?;
+                let (src, dst) = ends(i);
+                let (first, last) = (topology.from(listed[0]), topology.to(listed[listed.len() - 1]));
+                if (first, last) == (src, dst) {
+                    reversed(topology, &listed)
+                } else if (first, last) == (dst, src) {
+                    listed
+                } else {
+                    return Err(InputError::new(
+                        file,
+                        format!("flow[{i}].ack_path"),
+                        format!(
+                            "goes from \"{}\" to \"{}\"; an ACK path joins the flow's ends, \"{}\" and \"{}\"",
+                            topology.node_name(first),
+                            topology.node_name(last),
+                            f.from,
+                            f.to
+                        ),
+                    ));
+                }
+            }
+        };
+        for (key, route) in [("path", &path), ("ack_path", &ack)] {
+            if route.len() > usize::from(u16::MAX) {
+                return Err(InputError::new(
+                    file,
+                    format!("flow[{i}].{key}"),
+                    format!("{} hops; a route has at most {}", route.len(), u16::MAX),
+                ));
+            }
+        }
+        routes.push((path, ack));
+    }
+    Ok(routes)
 }
 
 /// The packet processors of every node, in node order and, within a node, in the order given.

@@ -201,4 +201,12 @@ pub struct FlowConfig {
     pub transport: TransportConfig,
     #[serde(default)]
     pub app: AppConfig,
+    /// The data path, as node names from `from` to `to`, with a link's name between two nodes
+    /// that several links join; default: the fewest hops (docs/scenario.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<String>>,
+    /// The ACK path, written the same way (from `from` to `to`, or in the direction the ACKs
+    /// travel); default: the data path's links back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_path: Option<Vec<String>>,
 }

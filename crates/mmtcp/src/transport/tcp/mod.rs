@@ -30,7 +30,7 @@ pub use sender::TcpSender;
 
 use crate::event::TcpTimer;
 use crate::ids::{FlowId, NodeId, PacketId};
-use crate::net::{Packet, PacketArena, Side, TcpHeader, TCP_IP_HEADER_BYTES};
+use crate::net::{Packet, PacketArena, Side, TcpHeader};
 use crate::sim::{Fired, SimTime, Timer};
 
 /// Which end opens the connection.
@@ -71,16 +71,7 @@ impl TcpCtx<'_> {
     /// Allocates a packet from `from` to the other end's side `to` and queues it for
     /// transmission. Its size is the payload plus headers plus the SACK option.
     fn emit(&mut self, from: Endpoint, to: Side, tcp: TcpHeader, first_sent_at: SimTime) {
-        let pkt = Packet {
-            flow: from.flow,
-            src: from.local,
-            dst: from.remote,
-            to,
-            size: TCP_IP_HEADER_BYTES + tcp.len + tcp.sack.option_bytes(),
-            tcp,
-            sent_at: self.now,
-            first_sent_at,
-        };
+        let pkt = Packet::new(from.flow, (from.local, from.remote), to, tcp, (self.now, first_sent_at));
         let id = self.packets.alloc(pkt);
         self.out.push(id);
     }

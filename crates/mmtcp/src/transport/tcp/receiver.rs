@@ -336,7 +336,7 @@ impl TcpReceiver {
 mod tests {
     use super::*;
     use crate::ids::{FlowId, NodeId, PacketId};
-    use crate::net::{PacketArena, TCP_IP_HEADER_BYTES};
+    use crate::net::PacketArena;
 
     const MSS: u32 = 1000;
 
@@ -371,16 +371,9 @@ mod tests {
 
         /// Delivers data segment `k` (bytes k·MSS .. (k+1)·MSS); returns the ACKs sent.
         fn segment(&mut self, k: u64) -> Vec<TcpHeader> {
-            let pkt = Packet {
-                flow: FlowId(0),
-                src: NodeId(0),
-                dst: NodeId(1),
-                to: Side::Receiver,
-                size: MSS + TCP_IP_HEADER_BYTES,
-                tcp: TcpHeader { seq: k * MSS as u64, len: MSS, flags: TcpFlags::ACK, ..Default::default() },
-                sent_at: self.now,
-                first_sent_at: self.now,
-            };
+            let tcp = TcpHeader { seq: k * MSS as u64, len: MSS, flags: TcpFlags::ACK, ..Default::default() };
+            let pkt =
+                Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, tcp, (self.now, self.now));
             let mut ctx = TcpCtx {
                 now: self.now,
                 packets: &mut self.packets,

@@ -454,7 +454,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::ids::{FlowId, NodeId, PacketId};
-    use crate::net::{PacketArena, SackBlocks, SeqRange, TCP_IP_HEADER_BYTES};
+    use crate::net::{PacketArena, SackBlocks, SeqRange};
     use crate::transport::cc::CcKind;
     use crate::units::Bytes;
 
@@ -500,16 +500,7 @@ mod tests {
         }
 
         fn reply(&mut self, tcp: TcpHeader) {
-            let pkt = Packet {
-                flow: FlowId(0),
-                src: NodeId(1),
-                dst: NodeId(0),
-                to: Side::Sender,
-                size: TCP_IP_HEADER_BYTES,
-                tcp,
-                sent_at: self.now,
-                first_sent_at: self.now,
-            };
+            let pkt = Packet::new(FlowId(0), (NodeId(1), NodeId(0)), Side::Sender, tcp, (self.now, self.now));
             self.call(|tx, ctx| tx.on_packet(ctx, &pkt));
         }
 

@@ -1,0 +1,168 @@
+//! Putting a world together: the topology and its link directions, channel drivers, flows with
+//! their routes, packet processors, then [`WorldBuilder::build`], which schedules the first
+//! events.
+
+use super::{ChannelDriver, Flow, FlowSpec, World};
+use crate::event::{Event, RadioEvent};
+use crate::ids::{DirId, FlowId, RouteId};
+use crate::metrics::TimeSeries;
+use crate::net::PacketArena;
+use crate::proxy::ProcessorSlot;
+use crate::radio::config::ReportMode;
+use crate::radio::direction::RadioOutput;
+use crate::sim::{Duration, EventQueue, SimTime};
+use crate::topology::routing::RouteTable;
+use crate::topology::{AnyDirection, Topology};
+
+/// A world under construction.
+pub struct WorldBuilder {
+    topology: Topology,
+    dirs: Vec<AnyDirection>,
+    routes: RouteTable,
+    channels: Vec<ChannelDriver>,
+    flows: Vec<Flow>,
+    processors: Vec<ProcessorSlot>,
+    stop_time: SimTime,
+    max_events: u64,
+    interval: Duration,
+}
+
+impl WorldBuilder {
+    /// A world over `topology` whose link directions are `dirs` (indexed by [`DirId`], as the
+    /// topology's links name them), running until `stop_time`, sampling every `interval`.
+    pub fn new(topology: Topology, dirs: Vec<AnyDirection>, stop_time: SimTime, interval: Duration) -> Self {
+        for (i, d) in dirs.iter().enumerate() {
+            assert_eq!(d.id(), DirId(i as u32), "directions are indexed by their id");
+            assert_eq!((d.from(), d.to()), (topology.from(d.id()), topology.to(d.id())), "direction ends");
+        }
+        WorldBuilder {
+            topology,
+            dirs,
+            routes: RouteTable::default(),
+            channels: Vec::new(),
+            flows: Vec::new(),
+            processors: Vec::new(),
+            stop_time,
+            max_events: 0,
+            interval,
+        }
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    pub fn dirs(&self) -> &[AnyDirection] {
+        &self.dirs
+    }
+
+    /// Stops the run after `n` events (0: no limit).
+    pub fn max_events(&mut self, n: u64) {
+        self.max_events = n;
+    }
+
+    pub fn add_channel(&mut self, driver: ChannelDriver) {
+        self.channels.push(driver);
+    }
+
+    /// Adds a route crossing `dirs`, for [`FlowSpec::routes`].
+    pub fn add_route(&mut self, dirs: &[DirId]) -> RouteId {
+        self.routes.add(dirs)
+    }
+
+    pub fn add_flow(&mut self, spec: FlowSpec) -> FlowId {
+        let id = FlowId(self.flows.len() as u32);
+        self.flows.push(Flow::new(id, spec, self.dirs.len()));
+        id
+    }
+
+    /// Adds a processor at the end of its node's chain.
+    pub fn add_processor(&mut self, slot: ProcessorSlot) {
+        self.processors.push(slot);
+    }
+
+    /// The world, with its first events scheduled: channels first (so that at t = 0 links have
+    /// their rate before any packet), then the flows' starts, the first sample and the first
+    /// periodic link reports.
+    pub fn build(self) -> World {
+        let n_dirs = self.dirs.len();
+        let mut chains = vec![Vec::new(); self.topology.nodes()];
+        for (i, p) in self.processors.iter().enumerate() {
+            chains[p.node.0 as usize].push(i as u32);
+        }
+        let rows = (self.stop_time.0 / self.interval.0) as usize;
+        let series = TimeSeries::new(self.series_columns(), rows);
+        let mut world = World {
+            queue: EventQueue::with_capacity(1024),
+            packets: PacketArena::with_capacity(4096),
+            topology: self.topology,
+            routes: self.routes,
+            dirs: self.dirs,
+            subscribers: Vec::new(),
+            channels: self.channels,
+            flows: self.flows,
+            processors: self.processors,
+            chains,
+            stop_time: self.stop_time,
+            max_events: self.max_events,
+            events: 0,
+            interval: self.interval,
+            series,
+            dir_bytes_at_last_sample: vec![0; n_dirs],
+            out: Vec::with_capacity(64),
+            timers: Vec::with_capacity(8),
+            row: Vec::new(),
+            radio_out: RadioOutput::default(),
+            proc_out: Vec::with_capacity(64),
+            proc_timers: Vec::with_capacity(8),
+            proc_controls: Vec::with_capacity(8),
+            run_queued: Vec::with_capacity(4),
+        };
+        for c in 0..world.channels.len() {
+            world.queue.schedule(SimTime::ZERO, Event::Channel { channel: c as u32 });
+        }
+        for f in 0..world.flows.len() {
+            let start = world.flows[f].start;
+            world.queue.schedule(start, Event::App { flow: f as u32 });
+        }
+        world.queue.schedule(SimTime::ZERO + world.interval, Event::Sample);
+        for d in &world.dirs {
+            if let Some(r) = d.radio() {
+                if r.report.mode == ReportMode::Periodic {
+                    let at = SimTime::ZERO + r.report.period.0;
+                    world.queue.schedule(at, Event::Radio { dir: r.id, what: RadioEvent::Report });
+                }
+            }
+        }
+        world
+    }
+
+    /// Column names of the time series, in the order [`World::sample`] fills them: per flow, per
+    /// link direction (two more for a radio-stack direction: SINR and MCS), per processor.
+    fn series_columns(&self) -> Vec<String> {
+        let mut names = vec!["time_s".to_string()];
+        for f in &self.flows {
+            for m in
+                ["goodput_bps", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rtt_ms", "delivered_bytes"]
+            {
+                names.push(format!("flow.{}.{m}", f.name));
+            }
+        }
+        for dir in &self.dirs {
+            let link = self.topology.link_of(dir.id());
+            let tag = if link.dirs[0] == dir.id() { "fwd" } else { "rev" };
+            let d = format!("{}.{tag}", link.name);
+            for m in ["queue_bytes", "queue_packets", "capacity_bps", "throughput_bps"] {
+                names.push(format!("link.{d}.{m}"));
+            }
+            if dir.radio().is_some() {
+                names.push(format!("link.{d}.sinr_db"));
+                names.push(format!("link.{d}.mcs"));
+            }
+        }
+        for p in &self.processors {
+            names.extend(p.processor.columns().into_iter().map(|c| format!("proxy.{}.{c}", p.name)));
+        }
+        names
+    }
+}

@@ -1,0 +1,115 @@
+//! One flow as the world holds it: a TCP connection (sender and receiver), the application that
+//! writes into it, the routes its packets take, and what the summary needs to know of it.
+
+use crate::app::{App, AppConfig};
+use crate::ids::{FlowId, NodeId, RouteId};
+use crate::net::Side;
+use crate::sim::SimTime;
+use crate::transport::tcp::{Endpoint, TcpConfig, TcpReceiver, TcpSender};
+
+/// What a flow is made of, as its builder gives it.
+pub struct FlowSpec<'a> {
+    pub name: String,
+    /// The data sender's and the data receiver's node.
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimTime,
+    pub tcp: &'a TcpConfig,
+    pub app_config: &'a AppConfig,
+    pub app: App,
+    /// The route data takes (src → dst) and the route ACKs take (dst → src).
+    pub routes: [RouteId; 2],
+}
+
+/// One TCP connection, its application, and what the summary needs to know of it.
+pub struct Flow {
+    pub(super) name: String,
+    pub(super) src: NodeId,
+    pub(super) dst: NodeId,
+    pub(super) start: SimTime,
+    pub(super) sender: TcpSender,
+    pub(super) receiver: TcpReceiver,
+    pub(super) app: App,
+    /// The routes of packets addressed to the receiver (data) and to the sender (ACKs).
+    pub(super) routes: [RouteId; 2],
+    /// Bytes the application sends in all, for downloads and sized bulk transfers.
+    pub(super) total: Option<u64>,
+    pub(super) started: bool,
+    /// When the last byte reached the receiving application.
+    pub(super) completed_at: Option<SimTime>,
+    /// The application's pending wake-up.
+    pub(super) app_wake: Option<SimTime>,
+    /// Drops of this flow's packets per link direction: [queue full, error].
+    pub(super) link_drops: Vec<[u64; 2]>,
+    /// Delivered bytes at the previous time-series row.
+    pub(super) delivered_at_last_sample: u64,
+}
+
+impl Flow {
+    /// Flow `id` as `spec` describes it; `directions` is the number of link directions (for
+    /// per-link drop counts).
+    pub(super) fn new(id: FlowId, spec: FlowSpec, directions: usize) -> Self {
+        let opener = spec.app_config.opener();
+        let (src, dst) = (spec.src, spec.dst);
+        Flow {
+            name: spec.name,
+            src,
+            dst,
+            start: spec.start,
+            sender: TcpSender::new(Endpoint { flow: id, local: src, remote: dst }, opener, spec.tcp),
+            receiver: TcpReceiver::new(Endpoint { flow: id, local: dst, remote: src }, opener, spec.tcp),
+            app: spec.app,
+            routes: spec.routes,
+            total: spec.app_config.total(),
+            started: false,
+            completed_at: None,
+            app_wake: Some(spec.start),
+            link_drops: vec![[0; 2]; directions],
+            delivered_at_last_sample: 0,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The data sender's node.
+    pub fn src(&self) -> NodeId {
+        self.src
+    }
+
+    /// The data receiver's node.
+    pub fn dst(&self) -> NodeId {
+        self.dst
+    }
+
+    pub fn start(&self) -> SimTime {
+        self.start
+    }
+
+    pub fn sender(&self) -> &TcpSender {
+        &self.sender
+    }
+
+    pub fn receiver(&self) -> &TcpReceiver {
+        &self.receiver
+    }
+
+    /// When the last byte reached the receiving application (downloads and sized transfers).
+    pub fn completed_at(&self) -> Option<SimTime> {
+        self.completed_at
+    }
+
+    /// The route of the packets addressed to `side`: data to the receiver, ACKs to the sender.
+    pub fn route(&self, side: Side) -> RouteId {
+        match side {
+            Side::Receiver => self.routes[0],
+            Side::Sender => self.routes[1],
+        }
+    }
+
+    /// Drops of this flow's packets on each link direction: [queue full, error].
+    pub fn link_drops(&self) -> &[[u64; 2]] {
+        &self.link_drops
+    }
+}

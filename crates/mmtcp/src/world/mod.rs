@@ -1,0 +1,206 @@
+//! The simulation: every component of a run, the event dispatch and the run loop.
+//!
+//! A `World` is an owned value (never a global), put together by a [`WorldBuilder`] (which
+//! `scenario::build` drives from a validated scenario). Components never share mutable state:
+//! links, channels, TCP endpoints and applications act on events addressed to their ids, and the
+//! world moves packets between them. The work is split by concern:
+//!
+//! - [`forward`]: a packet at a node — the node's processors, then local delivery or the next
+//!   hop of the packet's route;
+//! - [`endpoints`]: the TCP endpoints and applications of the flows;
+//! - [`processors`]: calling packet processors and carrying out what they ask; link reports;
+//! - [`drivers`]: channel processes and the radio stack's events;
+//! - [`sample`]: the time series.
+
+pub mod builder;
+mod drivers;
+mod endpoints;
+pub mod flow;
+mod forward;
+mod processors;
+mod sample;
+
+pub use builder::WorldBuilder;
+pub use drivers::{ChannelDriver, DriverProcess};
+pub use flow::{Flow, FlowSpec};
+
+use crate::event::{Event, RadioEvent, TcpTimer};
+use crate::ids::{DirId, NodeId, PacketId};
+use crate::metrics::TimeSeries;
+use crate::net::PacketArena;
+use crate::proxy::{Control, Emit, ProcessorSlot};
+use crate::radio::direction::RadioOutput;
+use crate::radio::report::ReportSubscriber;
+use crate::sim::{Duration, EventQueue, SimTime};
+use crate::topology::routing::RouteTable;
+use crate::topology::{AnyDirection, Topology};
+use std::time::Instant;
+
+/// Why the run loop stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Reached the scenario's duration.
+    Duration,
+    /// Hit `simulation.max_events`.
+    EventLimit,
+    /// Nothing left to do before the stop time.
+    Idle,
+    /// The progress callback asked to stop.
+    Interrupted,
+}
+
+pub struct World {
+    queue: EventQueue<Event>,
+    packets: PacketArena,
+    topology: Topology,
+    routes: RouteTable,
+    dirs: Vec<AnyDirection>,
+    /// Components that receive a radio direction's link reports.
+    subscribers: Vec<(DirId, Box<dyn ReportSubscriber>)>,
+    channels: Vec<ChannelDriver>,
+    flows: Vec<Flow>,
+    /// Packet processors of every node; `chains[node]` lists a node's, in order.
+    processors: Vec<ProcessorSlot>,
+    chains: Vec<Vec<u32>>,
+    stop_time: SimTime,
+    max_events: u64,
+    events: u64,
+    interval: Duration,
+    series: TimeSeries,
+    /// Bytes sent per direction at the previous time-series row.
+    dir_bytes_at_last_sample: Vec<u64>,
+    /// Reused buffers: packets a TCP endpoint emitted, timers it armed, a time-series row.
+    out: Vec<PacketId>,
+    timers: Vec<(SimTime, TcpTimer)>,
+    row: Vec<f64>,
+    radio_out: RadioOutput,
+    proc_out: Vec<Emit>,
+    proc_timers: Vec<(SimTime, u32)>,
+    proc_controls: Vec<Control>,
+    /// While a run of packets sent "first" is admitted: per next hop, how many are queued.
+    run_queued: Vec<(DirId, usize)>,
+}
+
+impl World {
+    /// Adds a processor after the world was built (tests and tools that bring their own). It may
+    /// not add time-series columns: those are fixed when the world is built.
+    pub fn add_processor(&mut self, slot: ProcessorSlot) {
+        assert!(slot.processor.columns().is_empty(), "a processor added after the build has no columns");
+        self.chains[slot.node.0 as usize].push(self.processors.len() as u32);
+        self.processors.push(slot);
+    }
+
+    /// Sends the link reports of radio direction `dir` to `subscriber` as they are published.
+    pub fn subscribe(&mut self, dir: DirId, subscriber: Box<dyn ReportSubscriber>) {
+        self.subscribers.push((dir, subscriber));
+    }
+
+    /// Runs until the stop time, the event limit, or until `progress` returns false. `progress`
+    /// is called about ten times a wall-second with (simulated now, events so far).
+    pub fn run(&mut self, progress: &mut dyn FnMut(SimTime, u64) -> bool) -> Stop {
+        const CHECK_EVERY: u64 = 1 << 14;
+        let wall_start = Instant::now();
+        let mut next_report = 0.1;
+        let stop = loop {
+            let Some(t) = self.queue.peek_time() else { break Stop::Idle };
+            if t > self.stop_time {
+                break Stop::Duration;
+            }
+            if self.max_events > 0 && self.events >= self.max_events {
+                break Stop::EventLimit;
+            }
+            let (now, event) = self.queue.pop().expect("peeked");
+            self.events += 1;
+            self.dispatch(now, event);
+            if self.events % CHECK_EVERY == 0 {
+                let wall = wall_start.elapsed().as_secs_f64();
+                if wall >= next_report {
+                    next_report = wall + 0.1;
+                    if !progress(now, self.events) {
+                        break Stop::Interrupted;
+                    }
+                }
+            }
+        };
+        let end = match stop {
+            Stop::Duration | Stop::Idle => self.stop_time,
+            Stop::EventLimit | Stop::Interrupted => self.queue.now(),
+        };
+        for d in &mut self.dirs {
+            d.finish(end);
+        }
+        stop
+    }
+
+    fn dispatch(&mut self, now: SimTime, event: Event) {
+        match event {
+            Event::TxDone { dir, generation } => self.tx_done(now, dir, generation),
+            Event::Arrive { dir } => self.arrive(now, dir),
+            Event::LateArrive { dir, pkt } => {
+                let node = self.dirs[dir.0 as usize].to();
+                self.receive(now, node, pkt);
+            }
+            Event::Radio { dir, what: RadioEvent::Report } => self.periodic_report(now, dir),
+            Event::Radio { dir, what } => self.radio_event(now, dir, what),
+            Event::Channel { channel } => self.channel_step(now, channel as usize),
+            Event::Tcp { flow, timer } => self.tcp_timer(now, flow as usize, timer),
+            Event::App { flow } => self.app_wake(now, flow as usize),
+            Event::Processor { index, token } => {
+                self.call_processor(now, index as usize, |p, ctx| p.on_timer(ctx, token));
+            }
+            Event::Sample => self.sample(now),
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // What a finished (or running) world shows
+
+    /// Simulated time reached.
+    pub fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+
+    pub fn stop_time(&self) -> SimTime {
+        self.stop_time
+    }
+
+    /// Events dispatched so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Most packets alive at once so far.
+    pub fn peak_packets(&self) -> usize {
+        self.packets.peak()
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    pub fn node_name(&self, node: NodeId) -> &str {
+        self.topology.node_name(node)
+    }
+
+    /// Every link direction, indexed by [`DirId`].
+    pub fn dirs(&self) -> &[AnyDirection] {
+        &self.dirs
+    }
+
+    pub fn routes(&self) -> &RouteTable {
+        &self.routes
+    }
+
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows
+    }
+
+    pub fn processors(&self) -> &[ProcessorSlot] {
+        &self.processors
+    }
+
+    /// The time series recorded so far (the world keeps an empty one).
+    pub fn take_series(&mut self) -> TimeSeries {
+        std::mem::take(&mut self.series)
+    }
+}
