@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import SCENARIOS, assert_bad_input
+from helpers import REPO, SCENARIOS, assert_bad_input
 
 import mmtcp
 
@@ -71,3 +71,17 @@ def test_api_raises_scenario_error(name, fragment):
 def test_dict_scenario_errors_name_the_dict():
     with pytest.raises(mmtcp.ScenarioError, match="<dict>"):
         mmtcp.validate({"simulation": {"duration": "1s", "bogus": 1}})
+
+
+def test_a_path_through_nodes_no_link_joins(cli, command, tmp_path):
+    scenario = REPO / "scenarios" / "lte-and-28ghz.toml"
+    path = 'flow.0.path=["server", "ue"]'
+    proc = cli(command, scenario, "--set", path, cwd=tmp_path)
+    assert_bad_input(proc, "lte-and-28ghz.toml", "flow[0].path", "not neighbours")
+
+
+def test_a_path_that_does_not_choose_among_parallel_links(cli, command, tmp_path):
+    scenario = REPO / "scenarios" / "lte-and-28ghz.toml"
+    path = 'flow.1.path=["server", "enb", "ue"]'
+    proc = cli(command, scenario, "--set", path, cwd=tmp_path)
+    assert_bad_input(proc, "flow[1].path", "several links join", "lte, mmw")
