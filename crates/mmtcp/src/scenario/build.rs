@@ -348,12 +348,12 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
     for c in channels {
         world.add_channel(c);
     }
-    for ((f, config), (data, ack)) in s.flows.iter().enumerate().zip(routes) {
+    for ((f, config), route) in s.flows.iter().enumerate().zip(routes) {
         let start = SimTime::ZERO + config.start.0;
         let tcp = &config.transport.tcp;
         let app_rng = Rng::for_component(seed, &format!("flow/{}/app", config.name));
         let app = App::new(&config.app, tcp.mss.0, start, app_rng);
-        let routes = [world.add_route(&data), world.add_route(&ack)];
+        let routes = [world.add_route(&route.data), world.add_route(&route.ack)];
         let spec = FlowSpec {
             name: config.name.clone(),
             src: node_ids[config.from.as_str()],
@@ -373,6 +373,12 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
     Ok(world.build())
 }
 
+/// The directions a flow's data cross, and those its ACKs cross.
+struct FlowRoutes {
+    data: Vec<DirId>,
+    ack: Vec<DirId>,
+}
+
 /// Each flow's data route and ACK route: pinned (`path`, `ack_path`) or the fewest hops
 /// (`topology::routing`); ACKs take the data route's links back unless `ack_path` says otherwise.
 /// One search from each sending node serves all of its flows.
@@ -381,7 +387,7 @@ fn flow_routes(
     file: &str,
     topology: &Topology,
     node_ids: &HashMap<&str, NodeId>,
-) -> Result<Vec<(Vec<DirId>, Vec<DirId>)>, InputError> {
+) -> Result<Vec<FlowRoutes>, InputError> {
     let link_ids: HashMap<&str, usize> =
         topology.links().iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
     let node_named = |name: &str| node_ids.get(name).copied();
@@ -475,7 +481,7 @@ fn flow_routes(
                 ));
             }
         }
-        routes.push((path, ack));
+        routes.push(FlowRoutes { data: path, ack });
     }
     Ok(routes)
 }
