@@ -95,7 +95,7 @@
 //! from the link's random stream. Not modelled: floor/ceiling reflections, the blocker as a
 //! reflector, oxygen absorption (≈ 0.05 dB over 3.5 m), small-scale fading.
 
-use super::amc::gaussian_tail_inverse;
+use super::gaussian::{gaussian_tail, gaussian_tail_inverse};
 use super::{RadioContext, SinrProcess, SinrStep};
 use crate::error::InputContext;
 use crate::error::InputError;
@@ -238,11 +238,6 @@ pub fn mmib(modulation: Modulation, snr: f64) -> f64 {
 /// dB to linear.
 fn from_db(db: f64) -> f64 {
     libm::pow(10.0, db / 10.0)
-}
-
-/// Q(z) = ½·erfc(z/√2), the upper tail of the standard normal.
-fn gaussian_tail(z: f64) -> f64 {
-    0.5 * libm::erfc(z / std::f64::consts::SQRT_2)
 }
 
 /// The BLER model of the 12 SC MCSs: X₁ and X₂ per MCS (seed 001 eq. 4).
