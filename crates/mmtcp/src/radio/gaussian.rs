@@ -2,7 +2,7 @@
 //! radio's BLER curves. `amc.rs` uses BLER = Q((s − s₅₀)/w) for the 3GPP tables
 //! (docs/models/amc.md) and Q⁻¹ to place them; the IEEE 802.11ad link-to-system mapping of seed
 //! 001 (eq. 4) is BLER = ½·[1 − erf((MMIB − X₁)/(√2·X₂))] = Q((MMIB − X₁)/X₂), fitted with
-//! Q⁻¹(0.01) (`ieee80211ad.rs`). Shared here so that neither of the two depends on the other
+//! Q⁻¹(0.01) (`ieee80211ad/bler.rs`). Shared here so that neither of the two depends on the other
 //! for it.
 
 /// The upper tail of the standard normal distribution, Q(z) = ½·erfc(z/√2).
