@@ -49,6 +49,7 @@
 //! 5.6-1; PBCH, synchronisation and CSI-RS ignored); `ieee80211ad_sc` 0 (seed 001 uses SE ×
 //! 500 MHz as the rate; MCS 12 gives 1.5 Gbit/s).
 
+use super::gaussian::{gaussian_tail, gaussian_tail_inverse};
 use super::ieee80211ad::{self, ScBlerModel};
 use crate::error::InputContext;
 use crate::error::InputError;
@@ -279,26 +280,6 @@ impl AmcConfig {
     pub fn for_table(table: McsTable) -> AmcConfig {
         RawAmcConfig { table, ..Default::default() }.into()
     }
-}
-
-/// The upper tail of the standard normal distribution, Q(z) = ½·erfc(z/√2).
-fn gaussian_tail(z: f64) -> f64 {
-    0.5 * libm::erfc(z / std::f64::consts::SQRT_2)
-}
-
-/// Q⁻¹(p) for p in (0, 1), by bisection on Q (construction time only).
-pub(crate) fn gaussian_tail_inverse(p: f64) -> f64 {
-    assert!(p > 0.0 && p < 1.0, "Q⁻¹({p})");
-    let (mut lo, mut hi) = (-40.0, 40.0);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if gaussian_tail(mid) > p {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
 }
 
 /// The BLER curves of a table.

@@ -11,6 +11,7 @@ pub mod cellular;
 pub mod config;
 pub mod constant;
 pub mod direction;
+mod gaussian;
 pub mod geometry;
 pub mod harq;
 pub mod ieee80211ad;
