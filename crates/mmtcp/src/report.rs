@@ -67,8 +67,7 @@ fn secs(t: SimTime) -> f64 {
 fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Value, Value) {
     let topology = world.topology();
     let name = |node: NodeId| topology.node_name(node);
-    let dir_label = |d: usize| {
-        let dir = DirId(d as u32);
+    let dir_label = |dir: DirId| {
         format!("{} {}→{}", topology.link_of(dir).name, name(topology.from(dir)), name(topology.to(dir)))
     };
 
@@ -83,12 +82,10 @@ fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Value, 
         let mut by_cause = Map::new();
         let mut by_place = Map::new();
         let (mut queue_full, mut errors) = (0u64, 0u64);
-        for (d, [q, e]) in f.link_drops().iter().enumerate() {
+        for &(d, [q, e]) in f.link_drops() {
             queue_full += q;
             errors += e;
-            if q + e > 0 {
-                by_place.insert(dir_label(d), json!(q + e));
-            }
+            by_place.insert(dir_label(d), json!(q + e));
         }
         by_cause.insert("queue_full".into(), json!(queue_full));
         by_cause.insert("link_error".into(), json!(errors));

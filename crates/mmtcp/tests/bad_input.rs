@@ -377,3 +377,15 @@ fn processor_value_errors_name_the_key() {
     }
     assert!(wrong.is_empty(), "errors without their key:\n{}", wrong.join("\n"));
 }
+
+#[test]
+fn a_time_series_over_its_memory_cap() {
+    // 1 + 6 flow + 2 × 4 link columns = 15, × 1000 rows of 8 bytes = 120 kB.
+    let text = format!("[simulation]\nduration = \"10s\"\n[metrics]\nseries_memory = \"100KB\"\n{BASE}");
+    let e = check(&text);
+    assert_eq!(e.field, "metrics.series_memory");
+    assert!(e.message.contains("15 columns x 1000 rows") && e.message.contains("metrics.interval"), "{e}");
+    let fits = text.replace("\"100KB\"", "\"120KB\"");
+    let source = ScenarioSource::Toml { text: fits, name: "ok.toml".into(), base_dir: PathBuf::new() };
+    validate(&source, &RunOptions::default()).expect("120 kB is enough");
+}

@@ -10,7 +10,7 @@ use crate::proxy::config::ProcessorConfig;
 use crate::radio::config::RadioConfig;
 use crate::sim::Duration;
 use crate::transport::tcp::TcpConfig;
-use crate::units::{BufferLimit, Rate, Time};
+use crate::units::{BufferLimit, Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -72,11 +72,18 @@ impl Default for SimulationConfig {
 pub struct MetricsConfig {
     /// Interval between rows of the time series.
     pub interval: Time,
+    /// Most memory the time series may take (8 bytes per value, reserved when the run starts):
+    /// a scenario that would need more is refused before it runs.
+    pub series_memory: Bytes,
 }
+
+/// `metrics.series_memory`'s default: a run's columns are reserved up front, so this bounds the
+/// memory a scenario with many flows and links asks for before it starts.
+pub const DEFAULT_SERIES_MEMORY: Bytes = Bytes(1 << 30);
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { interval: Time(Duration::from_millis(10)) }
+        MetricsConfig { interval: Time(Duration::from_millis(10)), series_memory: DEFAULT_SERIES_MEMORY }
     }
 }
 

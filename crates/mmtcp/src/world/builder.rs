@@ -72,7 +72,7 @@ impl WorldBuilder {
 
     pub fn add_flow(&mut self, spec: FlowSpec) -> FlowId {
         let id = FlowId(self.flows.len() as u32);
-        self.flows.push(Flow::new(id, spec, self.dirs.len()));
+        self.flows.push(Flow::new(id, spec));
         id
     }
 
@@ -90,8 +90,10 @@ impl WorldBuilder {
         for (i, p) in self.processors.iter().enumerate() {
             chains[p.node.0 as usize].push(i as u32);
         }
-        let rows = (self.stop_time.0 / self.interval.0) as usize;
-        let series = TimeSeries::new(self.series_columns(), rows);
+        let (columns, rows) = self.series_shape();
+        let names = self.series_columns();
+        debug_assert_eq!(names.len(), columns);
+        let series = TimeSeries::new(names, rows);
         let mut world = World {
             queue: EventQueue::with_capacity(1024),
             packets: PacketArena::with_capacity(4096),
@@ -135,6 +137,14 @@ impl WorldBuilder {
             }
         }
         world
+    }
+
+    /// The time series' columns and rows (one row per sampling interval up to the stop time).
+    pub fn series_shape(&self) -> (usize, usize) {
+        let per_dir: usize = self.dirs.iter().map(|d| if d.radio().is_some() { 6 } else { 4 }).sum();
+        let per_processor: usize = self.processors.iter().map(|p| p.processor.columns().len()).sum();
+        let columns = 1 + 6 * self.flows.len() + per_dir + per_processor;
+        (columns, (self.stop_time.0 / self.interval.0) as usize)
     }
 
     /// Column names of the time series, in the order [`World::sample`] fills them: per flow, per

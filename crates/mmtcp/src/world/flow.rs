@@ -2,7 +2,7 @@
 //! writes into it, the routes its packets take, and what the summary needs to know of it.
 
 use crate::app::{App, AppConfig};
-use crate::ids::{FlowId, NodeId, RouteId};
+use crate::ids::{DirId, FlowId, NodeId, RouteId};
 use crate::net::Side;
 use crate::sim::SimTime;
 use crate::transport::tcp::{Endpoint, TcpConfig, TcpReceiver, TcpSender};
@@ -39,16 +39,16 @@ pub struct Flow {
     pub(super) completed_at: Option<SimTime>,
     /// The application's pending wake-up.
     pub(super) app_wake: Option<SimTime>,
-    /// Drops of this flow's packets per link direction: [queue full, error].
-    pub(super) link_drops: Vec<[u64; 2]>,
+    /// Drops of this flow's packets on the link directions where any happened, by direction:
+    /// [queue full, error]. Sparse: a flow crosses few of a large topology's directions.
+    pub(super) link_drops: Vec<(DirId, [u64; 2])>,
     /// Delivered bytes at the previous time-series row.
     pub(super) delivered_at_last_sample: u64,
 }
 
 impl Flow {
-    /// Flow `id` as `spec` describes it; `directions` is the number of link directions (for
-    /// per-link drop counts).
-    pub(super) fn new(id: FlowId, spec: FlowSpec, directions: usize) -> Self {
+    /// Flow `id` as `spec` describes it.
+    pub(super) fn new(id: FlowId, spec: FlowSpec) -> Self {
         let opener = spec.app_config.opener();
         let (src, dst) = (spec.src, spec.dst);
         Flow {
@@ -64,7 +64,7 @@ impl Flow {
             started: false,
             completed_at: None,
             app_wake: Some(spec.start),
-            link_drops: vec![[0; 2]; directions],
+            link_drops: Vec::new(),
             delivered_at_last_sample: 0,
         }
     }
@@ -108,8 +108,21 @@ impl Flow {
         }
     }
 
-    /// Drops of this flow's packets on each link direction: [queue full, error].
-    pub fn link_drops(&self) -> &[[u64; 2]] {
+    /// Drops of this flow's packets by link direction, in direction order, only where some
+    /// happened: [queue full, error].
+    pub fn link_drops(&self) -> &[(DirId, [u64; 2])] {
         &self.link_drops
+    }
+
+    /// Counts a drop of one of this flow's packets on `dir`: `cause` 0 (queue full) or 1 (error).
+    pub(super) fn count_drop(&mut self, dir: DirId, cause: usize) {
+        let i = match self.link_drops.binary_search_by_key(&dir.0, |(d, _)| d.0) {
+            Ok(i) => i,
+            Err(i) => {
+                self.link_drops.insert(i, (dir, [0; 2]));
+                i
+            }
+        };
+        self.link_drops[i].1[cause] += 1;
     }
 }

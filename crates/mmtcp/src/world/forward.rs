@@ -130,7 +130,7 @@ impl World {
             DropCause::QueueFull => 0,
             DropCause::Error => 1,
         };
-        self.flows[flow].link_drops[dir.0 as usize][slot] += 1;
+        self.flows[flow].count_drop(dir, slot);
         self.packets.free(pkt);
     }
 }
