@@ -1,9 +1,11 @@
 """One benchmark run, in a process of its own: `python -m mmtcp.bench_worker SCENARIO`.
 
 `mmtcp bench` starts this module once per scenario so that the peak resident memory it reads
-(`getrusage(RUSAGE_SELF).ru_maxrss`) belongs to that scenario alone. It calls the core directly,
+belongs to that scenario alone: on Linux the `VmHWM` of `/proc/self/status`, which starts afresh
+with the new program (`getrusage`'s `ru_maxrss` survives `exec` and so would report the larger
+of this process and the parent that forked it), elsewhere `ru_maxrss`. It calls the core directly,
 without building a DataFrame, and prints one JSON object on stdout:
-`{"scenario", "sim_seconds", "wall_seconds", "events", "events_per_second",
+`{"scenario", "sim_seconds", "setup_seconds", "wall_seconds", "events", "events_per_second",
 "delivered_segments", "goodput_bps", "peak_rss_bytes"}`.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import resource
 import sys
+from pathlib import Path
 
 from mmtcp import _core
 from mmtcp._core import ScenarioError
@@ -25,17 +28,27 @@ def measure(scenario: str) -> dict[str, float | int | str]:
     summary_json, _columns, _resolved = _core.run(scenario, "path")
     summary = json.loads(summary_json)
     flows = summary["flows"]
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * _RSS_UNIT_BYTES
     return {
         "scenario": scenario,
         "sim_seconds": summary["sim_seconds"],
+        "setup_seconds": summary["setup_seconds"],
         "wall_seconds": summary["wall_seconds"],
         "events": summary["events"],
         "events_per_second": summary["events_per_second"],
         "delivered_segments": sum(flow["delivered_segments"] for flow in flows),
         "goodput_bps": sum(flow["goodput_bps"] for flow in flows),
-        "peak_rss_bytes": peak,
+        "peak_rss_bytes": peak_rss_bytes(),
     }
+
+
+def peak_rss_bytes() -> int:
+    """The most memory this program has held resident."""
+    status = Path("/proc/self/status")
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * _RSS_UNIT_BYTES
 
 
 def main(argv: list[str] | None = None) -> int:

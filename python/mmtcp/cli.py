@@ -3,7 +3,7 @@
     mmtcp run SCENARIO [--seed N] [--set PATH=VALUE]... [--out DIR] [--no-plots] [--quiet]
     mmtcp validate SCENARIO [--set PATH=VALUE]... [--print]
     mmtcp plot DIR
-    mmtcp bench [--dir DIR] [--engine-events N]
+    mmtcp bench [--dir DIR] [--no-scaling] [--engine-events N]
     mmtcp sweep SCENARIO --seeds SPEC [--grid PATH=V1,V2,...]... [--set PATH=VALUE]...
                 [--metric NAME]... [--workers N] [--out DIR] [--force] [--quiet]
     mmtcp sweep SWEEP.toml [same options: they add to or replace the sweep file's]
@@ -167,6 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory of benchmark scenarios (default scenarios/bench)",
     )
     p.add_argument(
+        "--no-scaling",
+        dest="scaling",
+        action="store_false",
+        help="leave out the generated scaling scenarios (N flows on a bottleneck, a star of N UEs)",
+    )
+    p.add_argument(
         "--engine-events",
         type=_count,
         default=DEFAULT_ENGINE_EVENTS,
@@ -288,7 +294,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     directory = Path(args.bench_dir)
     if not directory.is_dir():
         raise ScenarioError(f"{directory}: no such directory")
-    return run_suite(directory, engine_events=args.engine_events)
+    return run_suite(directory, scaling=args.scaling, engine_events=args.engine_events)
 
 
 def _literal(text: str) -> Any:

@@ -23,6 +23,7 @@ SUMMARY_KEYS = {
     "seed",
     "sim_seconds",
     "wall_seconds",
+    "setup_seconds",
     "events",
     "events_per_second",
     "flows",

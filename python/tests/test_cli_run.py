@@ -18,6 +18,7 @@ SMALL = SCENARIOS / "small.toml"
 RESULT_FILES = ["summary.json", "timeseries.parquet", "scenario.resolved.toml"]
 PLOTS = ["cwnd.png", "goodput.png", "queues.png", "rtt.png"]
 LONG = "simulation.duration=100000s"
+LONG_ROWS = "metrics.interval=10s"  # 10^4 rows: within metrics.series_memory
 
 
 def test_run_writes_results_plots_and_a_table(cli, tmp_path):
@@ -87,7 +88,10 @@ def test_resolved_scenario_reruns_to_the_same_result(cli, tmp_path):
 
 def test_ctrl_c_stops_the_run_with_exit_130(tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mmtcp", "run", SMALL, "--set", LONG, "--out", tmp_path],
+        [
+            *(sys.executable, "-m", "mmtcp", "run", SMALL, "--set", LONG),
+            *("--set", LONG_ROWS, "--out", tmp_path),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -102,7 +106,7 @@ def test_ctrl_c_stops_the_run_with_exit_130(tmp_path):
 
 
 def test_bench_runs_each_scenario_and_the_engine(cli):
-    proc = cli("bench", "--dir", SCENARIOS / "bench", "--engine-events", "100000")
+    proc = cli("bench", "--dir", SCENARIOS / "bench", "--no-scaling", "--engine-events", "100000")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].split()[0] == "scenario"

@@ -12,7 +12,7 @@ from helpers import SCENARIOS
 pytestmark = pytest.mark.core
 
 LOSSY = SCENARIOS / "lossy.toml"
-WALL_CLOCK_KEYS = {"wall_seconds", "events_per_second"}
+WALL_CLOCK_KEYS = {"wall_seconds", "setup_seconds", "events_per_second"}
 
 
 def _run(cli, out, *args):

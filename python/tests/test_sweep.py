@@ -474,7 +474,8 @@ def test_a_dead_worker_fails_its_run_and_the_sweep_goes_on(tmp_path):
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "mmtcp", "sweep", LOSSY, "--seeds", "1", "--workers", "2"),
-            *("--grid", "simulation.duration=0.3s,100000s", "--out", out),
+            *("--grid", "simulation.duration=0.3s,100000s", "--set", "metrics.interval=0.1s"),
+            *("--out", out),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -508,7 +509,8 @@ def test_ctrl_c_stops_the_sweep_with_exit_130_and_says_how_to_resume(tmp_path):
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "mmtcp", "sweep", LOSSY, "--seeds", "2", "--workers", "2"),
-            *("--set", "simulation.duration=100000s", "--out", out),
+            *("--set", "simulation.duration=100000s", "--set", "metrics.interval=0.1s"),
+            *("--out", out),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

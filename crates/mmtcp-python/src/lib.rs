@@ -136,13 +136,11 @@ fn run<'py>(
             }))
         }
     };
-    let summary = serde_json::to_string(&output.summary)
-        .map_err(|e| SimulationError::new_err(format!("cannot serialise the summary: {e}")))?;
     let columns = PyDict::new(py);
     for column in output.columns {
         columns.set_item(column.name, PyArray1::from_vec(py, column.values))?;
     }
-    Ok((summary, columns, output.resolved))
+    Ok((output.summary_json, columns, output.resolved))
 }
 
 /// The body of the progress callback, run with the GIL held: signals first, then the user's

@@ -22,8 +22,8 @@ pub struct Progress {
 /// What a run produces.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
-    /// `summary.json`'s content.
-    pub summary: serde_json::Value,
+    /// `summary.json`'s content, as JSON text.
+    pub summary_json: String,
     /// The time series; the first column is `time_s`.
     pub columns: Vec<Column>,
     /// The scenario as run, every default filled in, as TOML (see [`validate`]).
@@ -90,9 +90,11 @@ pub fn run(
     options: &RunOptions,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunOutput, RunError> {
+    let setup = Instant::now();
     let loaded = scenario::load(source, options)?;
     let seed = loaded.scenario.simulation.seed;
     let mut world = scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, seed)?;
+    let setup_seconds = setup.elapsed().as_secs_f64();
     let stop_time = world.stop_time();
     let wall = Instant::now();
     let stop = world.run(&mut |sim_time, events| {
@@ -102,9 +104,9 @@ pub fn run(
     if stop == Stop::Interrupted {
         return Err(RunError::Interrupted);
     }
-    let summary = report::summary(&world, &loaded, stop, wall_seconds);
+    let summary_json = report::summary_json(&world, &loaded, stop, (setup_seconds, wall_seconds));
     let columns = world.take_series().into_columns();
-    Ok(RunOutput { summary, columns, resolved: resolved_toml(&loaded) })
+    Ok(RunOutput { summary_json, columns, resolved: resolved_toml(&loaded) })
 }
 
 /// The bare event engine with a realistic mix of timer and packet events: `events` events.

@@ -9,230 +9,386 @@
 //! - RTT: the sender's samples (RFC 6298, never from retransmitted segments);
 //! - one-way delay: per delivered segment, delivery to the application minus first transmission;
 //! - link utilisation: bits sent ÷ bits the transmitter could have sent (∫ rate dt).
+//!
+//! The document is a tree of plain structs serialised straight to text: with 10⁴ flows and links
+//! a `serde_json::Value` tree of it would take twenty times the text's memory.
 
 use crate::ids::{DirId, NodeId};
 use crate::metrics::LogHistogram;
 use crate::radio::direction::RadioDirection;
 use crate::scenario::{Loaded, Scenario};
 use crate::sim::{SimTime, PS_PER_SEC};
-use crate::world::{Stop, World};
-use serde_json::{json, Map, Value};
+use crate::topology::AnyDirection;
+use crate::world::{Flow, Stop, World};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::Value;
 
-fn latency_ms(h: &LogHistogram) -> Value {
+/// `summary.json` as text, for a world that ran from `loaded` and stopped by `stop`, after
+/// `setup_seconds` of wall time to load and build it and `wall_seconds` to run.
+pub fn summary_json(
+    world: &World,
+    loaded: &Loaded,
+    stop: Stop,
+    (setup_seconds, wall_seconds): (f64, f64),
+) -> String {
+    let end = if stop == Stop::EventLimit { world.now() } else { world.stop_time() };
+    let events = world.events();
+    let summary = Summary {
+        mmtcp_version: env!("CARGO_PKG_VERSION"),
+        scenario_file: &loaded.file,
+        seed: loaded.scenario.simulation.seed,
+        sim_seconds: end.as_secs_f64(),
+        wall_seconds,
+        setup_seconds,
+        events,
+        events_per_second: if wall_seconds > 0.0 { events as f64 / wall_seconds } else { 0.0 },
+        stopped_by: stop_reason(stop),
+        peak_packets: world.peak_packets(),
+        flows: flows(world, &loaded.scenario, end),
+        links: links(world, end),
+        processors: processors(world),
+        scenario: &loaded.scenario,
+    };
+    serde_json::to_string(&summary).expect("a summary always serialises")
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    mmtcp_version: &'static str,
+    scenario_file: &'a str,
+    seed: u64,
+    sim_seconds: f64,
+    wall_seconds: f64,
+    setup_seconds: f64,
+    events: u64,
+    events_per_second: f64,
+    stopped_by: &'static str,
+    peak_packets: usize,
+    flows: Vec<FlowSummary<'a>>,
+    links: Vec<LinkSummary<'a>>,
+    processors: Vec<ProcessorSummary<'a>>,
+    scenario: &'a Scenario,
+}
+
+#[derive(Serialize)]
+struct FlowSummary<'a> {
+    name: &'a str,
+    from: &'a str,
+    to: &'a str,
+    transport: &'a crate::scenario::schema::TransportKind,
+    cc: &'static str,
+    app: &'static str,
+    start_seconds: f64,
+    goodput_bps: f64,
+    bytes_delivered: u64,
+    delivered_segments: u64,
+    segments_sent: u64,
+    bytes_sent: u64,
+    retransmitted_segments: u64,
+    rto_count: u64,
+    fast_recoveries: u64,
+    dropped_segments: Drops,
+    arrived_segments: u64,
+    duplicate_segments: u64,
+    delivery_ratio: Option<f64>,
+    rtt_ms: Latency,
+    owd_ms: Latency,
+    completion_seconds: Option<f64>,
+    final_cwnd_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct Drops {
+    total: u64,
+    by_cause: DropCauses,
+    /// Where: `<link> <from>→<to>` per direction, then `<node> receive buffer`, in that order.
+    by_place: Ordered,
+}
+
+#[derive(Serialize)]
+struct DropCauses {
+    queue_full: u64,
+    link_error: u64,
+    receive_buffer: u64,
+}
+
+/// A JSON object whose keys are known only at run time, in the order given.
+struct Ordered(Vec<(String, u64)>);
+
+impl Serialize for Ordered {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// Latency statistics in milliseconds.
+#[derive(Serialize)]
+struct Latency {
+    samples: u64,
+    mean: Option<f64>,
+    p50: Option<f64>,
+    p99: Option<f64>,
+    p99_9: Option<f64>,
+    p99_99: Option<f64>,
+    p99_999: Option<f64>,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+fn latency_ms(h: &LogHistogram) -> Latency {
     let ms = |ps: f64| ps / 1e9;
     let q = |p: f64| h.quantile(p).map(ms);
-    json!({
-        "samples": h.count(),
-        "mean": h.mean().map(ms),
-        "p50": q(0.5),
-        "p99": q(0.99),
-        "p99_9": q(0.999),
-        "p99_99": q(0.9999),
-        "p99_999": q(0.99999),
-        "min": h.min().map(|v| ms(v as f64)),
-        "max": h.max().map(|v| ms(v as f64)),
-    })
+    Latency {
+        samples: h.count(),
+        mean: h.mean().map(ms),
+        p50: q(0.5),
+        p99: q(0.99),
+        p99_9: q(0.999),
+        p99_99: q(0.9999),
+        p99_999: q(0.99999),
+        min: h.min().map(|v| ms(v as f64)),
+        max: h.max().map(|v| ms(v as f64)),
+    }
 }
 
-/// The whole of `summary.json` for a world that ran from `loaded` and stopped by `stop`, taking
-/// `wall_seconds`.
-pub fn summary(world: &World, loaded: &Loaded, stop: Stop, wall_seconds: f64) -> Value {
-    let end = if stop == Stop::EventLimit { world.now() } else { world.stop_time() };
-    let (flows, links) = flows_and_links(world, &loaded.scenario, end);
-    let resolved = serde_json::to_value(&loaded.scenario).expect("a scenario always serialises");
-    let events = world.events();
-    json!({
-        "mmtcp_version": env!("CARGO_PKG_VERSION"),
-        "scenario_file": loaded.file,
-        "seed": loaded.scenario.simulation.seed,
-        "sim_seconds": end.as_secs_f64(),
-        "wall_seconds": wall_seconds,
-        "events": events,
-        "events_per_second": if wall_seconds > 0.0 { events as f64 / wall_seconds } else { 0.0 },
-        "stopped_by": stop_reason(stop),
-        "peak_packets": world.peak_packets(),
-        "flows": flows,
-        "links": links,
-        "processors": processors(world),
-        "scenario": resolved,
-    })
+/// One entry per flow. `scenario` is the resolved scenario the world was built from.
+fn flows<'a>(world: &'a World, scenario: &'a Scenario, end: SimTime) -> Vec<FlowSummary<'a>> {
+    world.flows().iter().zip(&scenario.flows).map(|(f, config)| flow(world, f, config, end)).collect()
 }
 
-fn secs(t: SimTime) -> f64 {
-    t.as_secs_f64()
-}
-
-/// The per-flow and per-link parts of the summary. `scenario` is the resolved scenario the world
-/// was built from.
-fn flows_and_links(world: &World, scenario: &Scenario, end: SimTime) -> (Value, Value) {
+fn flow<'a>(
+    world: &'a World,
+    f: &'a Flow,
+    config: &'a crate::scenario::schema::FlowConfig,
+    end: SimTime,
+) -> FlowSummary<'a> {
     let topology = world.topology();
     let name = |node: NodeId| topology.node_name(node);
     let dir_label = |dir: DirId| {
         format!("{} {}→{}", topology.link_of(dir).name, name(topology.from(dir)), name(topology.to(dir)))
     };
-
-    let mut flows = Vec::new();
-    for (f, config) in world.flows().iter().zip(&scenario.flows) {
-        let rx = &f.receiver().stats;
-        let tx = &f.sender().stats;
-        let begin = f.start();
-        let until = f.completed_at().unwrap_or(end);
-        let active = until.saturating_since(begin).as_secs_f64();
-        let goodput = if active > 0.0 { rx.bytes_delivered as f64 * 8.0 / active } else { 0.0 };
-        let mut by_cause = Map::new();
-        let mut by_place = Map::new();
-        let (mut queue_full, mut errors) = (0u64, 0u64);
-        for &(d, [q, e]) in f.link_drops() {
-            queue_full += q;
-            errors += e;
-            by_place.insert(dir_label(d), json!(q + e));
-        }
-        by_cause.insert("queue_full".into(), json!(queue_full));
-        by_cause.insert("link_error".into(), json!(errors));
-        by_cause.insert("receive_buffer".into(), json!(rx.buffer_drops));
-        if rx.buffer_drops > 0 {
-            by_place.insert(format!("{} receive buffer", name(f.dst())), json!(rx.buffer_drops));
-        }
-        let delivery_ratio =
-            (rx.segments_arrived > 0).then(|| rx.segments_delivered as f64 / rx.segments_arrived as f64);
-        flows.push(json!({
-            "name": f.name(),
-            "from": name(f.src()),
-            "to": name(f.dst()),
-            "transport": config.transport.kind,
-            "cc": config.transport.tcp.cc.name(),
-            "app": config.app.name(),
-            "start_seconds": secs(f.start()),
-            "goodput_bps": goodput,
-            "bytes_delivered": rx.bytes_delivered,
-            "delivered_segments": rx.segments_delivered,
-            "segments_sent": tx.segments_sent,
-            "bytes_sent": tx.bytes_sent,
-            "retransmitted_segments": tx.retransmitted_segments,
-            "rto_count": tx.rto_count,
-            "fast_recoveries": tx.fast_recoveries,
-            "dropped_segments": {
-                "total": queue_full + errors + rx.buffer_drops,
-                "by_cause": by_cause,
-                "by_place": by_place,
-            },
-            "arrived_segments": rx.segments_arrived,
-            "duplicate_segments": rx.duplicate_segments,
-            "delivery_ratio": delivery_ratio,
-            "rtt_ms": latency_ms(&tx.rtt),
-            "owd_ms": latency_ms(&rx.owd),
-            "completion_seconds": f.completed_at().map(|t| t.saturating_since(begin).as_secs_f64()),
-            "final_cwnd_bytes": f.sender().cwnd(),
-        }));
+    let rx = &f.receiver().stats;
+    let tx = &f.sender().stats;
+    let begin = f.start();
+    let until = f.completed_at().unwrap_or(end);
+    let active = until.saturating_since(begin).as_secs_f64();
+    let goodput = if active > 0.0 { rx.bytes_delivered as f64 * 8.0 / active } else { 0.0 };
+    let mut by_place = Vec::new();
+    let (mut queue_full, mut errors) = (0u64, 0u64);
+    for &(d, [q, e]) in f.link_drops() {
+        queue_full += q;
+        errors += e;
+        by_place.push((dir_label(d), q + e));
     }
+    if rx.buffer_drops > 0 {
+        by_place.push((format!("{} receive buffer", name(f.dst())), rx.buffer_drops));
+    }
+    FlowSummary {
+        name: f.name(),
+        from: name(f.src()),
+        to: name(f.dst()),
+        transport: &config.transport.kind,
+        cc: config.transport.tcp.cc.name(),
+        app: config.app.name(),
+        start_seconds: begin.as_secs_f64(),
+        goodput_bps: goodput,
+        bytes_delivered: rx.bytes_delivered,
+        delivered_segments: rx.segments_delivered,
+        segments_sent: tx.segments_sent,
+        bytes_sent: tx.bytes_sent,
+        retransmitted_segments: tx.retransmitted_segments,
+        rto_count: tx.rto_count,
+        fast_recoveries: tx.fast_recoveries,
+        dropped_segments: Drops {
+            total: queue_full + errors + rx.buffer_drops,
+            by_cause: DropCauses { queue_full, link_error: errors, receive_buffer: rx.buffer_drops },
+            by_place: Ordered(by_place),
+        },
+        arrived_segments: rx.segments_arrived,
+        duplicate_segments: rx.duplicate_segments,
+        delivery_ratio: (rx.segments_arrived > 0)
+            .then(|| rx.segments_delivered as f64 / rx.segments_arrived as f64),
+        rtt_ms: latency_ms(&tx.rtt),
+        owd_ms: latency_ms(&rx.owd),
+        completion_seconds: f.completed_at().map(|t| t.saturating_since(begin).as_secs_f64()),
+        final_cwnd_bytes: f.sender().cwnd(),
+    }
+}
 
+#[derive(Serialize)]
+struct LinkSummary<'a> {
+    name: &'a str,
+    kind: &'static str,
+    between: [&'a str; 2],
+    /// The forward direction's.
+    utilisation: f64,
+    /// Both directions', every cause.
+    drops: u64,
+    /// Radio links: the forward direction's mean capacity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean_capacity_bps: Option<f64>,
+    directions: [DirectionSummary<'a>; 2],
+}
+
+#[derive(Serialize)]
+struct DirectionSummary<'a> {
+    from: &'a str,
+    to: &'a str,
+    utilisation: f64,
+    packets_sent: u64,
+    bytes_sent: u64,
+    drops: DirectionDrops,
+    mean_queue_bytes: f64,
+    max_queue_bytes: u64,
+    mean_capacity_bps: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    radio: Option<RadioSummary>,
+}
+
+#[derive(Serialize)]
+struct DirectionDrops {
+    queue: u64,
+    error: u64,
+}
+
+/// One entry per link, in the scenario's order.
+fn links(world: &World, end: SimTime) -> Vec<LinkSummary<'_>> {
+    let topology = world.topology();
     let elapsed_ps = end.0 as f64;
-    let mut links = Vec::new();
-    for l in topology.links() {
-        let mut directions = Vec::new();
-        for &d in &l.dirs {
-            let dir = &world.dirs()[d.0 as usize];
-            let st = dir.stats();
-            let bits = st.bytes_sent as f64 * 8.0;
-            let capacity = st.capacity_bits();
-            let utilisation = if capacity > 0.0 { bits / capacity } else { 0.0 };
-            let mean_capacity =
-                if elapsed_ps > 0.0 { capacity * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
-            let mean_queue = if elapsed_ps > 0.0 { st.queue_byte_ps as f64 / elapsed_ps } else { 0.0 };
-            let mut entry = json!({
-                "from": name(dir.from()),
-                "to": name(dir.to()),
-                "utilisation": utilisation,
-                "packets_sent": st.packets_sent,
-                "bytes_sent": st.bytes_sent,
-                "drops": { "queue": st.drops_queue, "error": st.drops_error },
-                "mean_queue_bytes": mean_queue,
-                "max_queue_bytes": st.max_queue_bytes,
-                "mean_capacity_bps": mean_capacity,
-            });
-            if let Some(r) = dir.radio() {
-                entry["radio"] = radio_stack(r);
+    let per_second =
+        |integral: f64| if elapsed_ps > 0.0 { integral * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
+    let direction = |dir: &AnyDirection| {
+        let st = dir.stats();
+        let capacity = st.capacity_bits();
+        DirectionSummary {
+            from: topology.node_name(dir.from()),
+            to: topology.node_name(dir.to()),
+            utilisation: if capacity > 0.0 { st.bytes_sent as f64 * 8.0 / capacity } else { 0.0 },
+            packets_sent: st.packets_sent,
+            bytes_sent: st.bytes_sent,
+            drops: DirectionDrops { queue: st.drops_queue, error: st.drops_error },
+            mean_queue_bytes: if elapsed_ps > 0.0 { st.queue_byte_ps as f64 / elapsed_ps } else { 0.0 },
+            max_queue_bytes: st.max_queue_bytes,
+            mean_capacity_bps: per_second(capacity),
+            radio: dir.radio().map(radio_stack),
+        }
+    };
+    topology
+        .links()
+        .iter()
+        .map(|l| {
+            let [fwd, rev] = l.dirs.map(|d| &world.dirs()[d.0 as usize]);
+            let drops = [fwd, rev].iter().map(|d| d.stats().drops_queue + d.stats().drops_error).sum();
+            let directions = [direction(fwd), direction(rev)];
+            LinkSummary {
+                name: &l.name,
+                kind: if l.radio { "radio" } else { "wired" },
+                between: l.between.map(|n| topology.node_name(n)),
+                utilisation: directions[0].utilisation,
+                drops,
+                mean_capacity_bps: l.radio.then(|| per_second(fwd.stats().capacity_bits())),
+                directions,
             }
-            directions.push(entry);
-        }
-        let fwd = world.dirs()[l.dirs[0].0 as usize].stats();
-        let drops: u64 = l
-            .dirs
-            .iter()
-            .map(|d| {
-                let st = world.dirs()[d.0 as usize].stats();
-                st.drops_queue + st.drops_error
-            })
-            .sum();
-        let mut link = Map::new();
-        link.insert("name".into(), json!(l.name));
-        link.insert("kind".into(), json!(if l.radio { "radio" } else { "wired" }));
-        link.insert("between".into(), json!([name(l.between[0]), name(l.between[1])]));
-        link.insert("utilisation".into(), directions[0]["utilisation"].clone());
-        link.insert("drops".into(), json!(drops));
-        if l.radio {
-            let mean =
-                if elapsed_ps > 0.0 { fwd.capacity_bits() * PS_PER_SEC as f64 / elapsed_ps } else { 0.0 };
-            link.insert("mean_capacity_bps".into(), json!(mean));
-        }
-        link.insert("directions".into(), Value::Array(directions));
-        links.push(Value::Object(link));
-    }
-    (Value::Array(flows), Value::Array(links))
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct RadioSummary {
+    mean_sinr_db: Option<f64>,
+    tb_attempts: u64,
+    tb_errors: u64,
+    tb_error_rate: Option<f64>,
+    outage_slots: u64,
+    harq: HarqSummary,
+    rlc: RlcSummary,
+    reports_published: u64,
+}
+
+#[derive(Serialize)]
+struct HarqSummary {
+    first_attempts: u64,
+    retransmissions: u64,
+    failed: u64,
+    stalls: u64,
+}
+
+#[derive(Serialize)]
+struct RlcSummary {
+    sdus_offered: u64,
+    drops_buffer: u64,
+    drops_codel: u64,
+    retx_segments: u64,
+    retx_bytes: u64,
+    discards_max_retx: u64,
+    polls: u64,
+    sdus_delivered: u64,
+    sdus_lost: u64,
+    duplicate_segments: u64,
+    status_reports: u64,
 }
 
 /// What the MAC, HARQ and RLC of a radio-stack direction did.
-fn radio_stack(r: &RadioDirection) -> Value {
+fn radio_stack(r: &RadioDirection) -> RadioSummary {
     let s = &r.radio;
     let h = &r.harq.stats;
     let tx = r.tx.stats();
     let rx = r.rx.stats();
-    let mean_sinr = (s.sinr_finite_ps > 0).then(|| s.sinr_db_ps / s.sinr_finite_ps as f64);
     let attempts = s.tb_attempts;
-    json!({
-        "mean_sinr_db": mean_sinr,
-        "tb_attempts": attempts,
-        "tb_errors": s.tb_errors,
-        "tb_error_rate": (attempts > 0).then(|| s.tb_errors as f64 / attempts as f64),
-        "outage_slots": s.outage_slots,
-        "harq": {
-            "first_attempts": h.first_attempts,
-            "retransmissions": h.retransmissions,
-            "failed": h.failed,
-            "stalls": h.stalls,
+    RadioSummary {
+        mean_sinr_db: (s.sinr_finite_ps > 0).then(|| s.sinr_db_ps / s.sinr_finite_ps as f64),
+        tb_attempts: attempts,
+        tb_errors: s.tb_errors,
+        tb_error_rate: (attempts > 0).then(|| s.tb_errors as f64 / attempts as f64),
+        outage_slots: s.outage_slots,
+        harq: HarqSummary {
+            first_attempts: h.first_attempts,
+            retransmissions: h.retransmissions,
+            failed: h.failed,
+            stalls: h.stalls,
         },
-        "rlc": {
-            "sdus_offered": tx.sdus_offered,
-            "drops_buffer": tx.drops_buffer,
-            "drops_codel": tx.drops_codel,
-            "retx_segments": tx.retx_segments,
-            "retx_bytes": tx.retx_bytes,
-            "discards_max_retx": tx.discards_max_retx,
-            "polls": tx.polls,
-            "sdus_delivered": rx.sdus_delivered,
-            "sdus_lost": rx.sdus_lost,
-            "duplicate_segments": rx.duplicate_segments,
-            "status_reports": rx.reports_sent,
+        rlc: RlcSummary {
+            sdus_offered: tx.sdus_offered,
+            drops_buffer: tx.drops_buffer,
+            drops_codel: tx.drops_codel,
+            retx_segments: tx.retx_segments,
+            retx_bytes: tx.retx_bytes,
+            discards_max_retx: tx.discards_max_retx,
+            polls: tx.polls,
+            sdus_delivered: rx.sdus_delivered,
+            sdus_lost: rx.sdus_lost,
+            duplicate_segments: rx.duplicate_segments,
+            status_reports: rx.reports_sent,
         },
-        "reports_published": r.reports_published,
-    })
+        reports_published: r.reports_published,
+    }
+}
+
+#[derive(Serialize)]
+struct ProcessorSummary<'a> {
+    name: &'a str,
+    kind: &'static str,
+    node: &'a str,
+    stats: Value,
 }
 
 /// One entry per packet processor: where it sits, and its own counters.
-fn processors(world: &World) -> Value {
-    let list = world
+fn processors(world: &World) -> Vec<ProcessorSummary<'_>> {
+    world
         .processors()
         .iter()
-        .map(|p| {
-            json!({
-                "name": p.name,
-                "kind": p.kind,
-                "node": world.node_name(p.node),
-                "stats": p.processor.summary(),
-            })
+        .map(|p| ProcessorSummary {
+            name: &p.name,
+            kind: p.kind,
+            node: world.node_name(p.node),
+            stats: p.processor.summary(),
         })
-        .collect();
-    Value::Array(list)
+        .collect()
 }
 
 /// How the run ended, for the summary.

@@ -35,10 +35,11 @@ app = { kind = "onoff", on = "200ms", off = "100ms", rate = "50Mbps", distributi
 "#;
 
 /// The summary without the fields that measure the machine rather than the model.
-fn model_part(out: &mmtcp::api::RunOutput) -> Value {
+fn model_part(out: &Ran) -> Value {
     let mut s = out.summary.clone();
     let map = s.as_object_mut().unwrap();
     map.remove("wall_seconds");
+    map.remove("setup_seconds");
     map.remove("events_per_second");
     s
 }

@@ -29,7 +29,6 @@
 
 mod common;
 use common::*;
-use mmtcp::api::RunOutput;
 use mmtcp::ids::{NodeId, PacketId};
 use mmtcp::net::{Side, TcpFlags};
 use mmtcp::proxy::{PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
@@ -41,7 +40,7 @@ use std::rc::Rc;
 
 const MSS: u64 = 1448;
 
-fn column<'a>(out: &'a RunOutput, name: &str) -> &'a [f64] {
+fn column<'a>(out: &'a Ran, name: &str) -> &'a [f64] {
     match out.columns.iter().find(|c| c.name == name) {
         Some(c) => &c.values,
         None => {
@@ -51,7 +50,7 @@ fn column<'a>(out: &'a RunOutput, name: &str) -> &'a [f64] {
 }
 
 /// The first processor's counters.
-fn stats(out: &RunOutput) -> &Value {
+fn stats(out: &Ran) -> &Value {
     &out.summary["processors"][0]["stats"]
 }
 
@@ -396,7 +395,7 @@ struct BdpSeries<'a> {
 }
 
 impl<'a> BdpSeries<'a> {
-    fn of(out: &'a RunOutput) -> Self {
+    fn of(out: &'a Ran) -> Self {
         BdpSeries {
             time: column(out, "time_s"),
             cwnd: column(out, "flow.tcp.cwnd_bytes"),

@@ -46,7 +46,7 @@ app = {app}
 
 const BULK: &str = r#"{ kind = "bulk" }"#;
 
-fn direction(out: &mmtcp::api::RunOutput, d: usize) -> &serde_json::Value {
+fn direction(out: &Ran, d: usize) -> &serde_json::Value {
     &out.summary["links"][0]["directions"][d]
 }
 
@@ -73,7 +73,7 @@ rlc = { mode = "am", buffer = "4MB" }
 
 /// A rate-capped flow at a steady SINR just above NR MCS 20's 10 % point (13.13 dB): about 8 % of
 /// first attempts fail, and those are the only losses.
-fn at_marginal_sinr(harq: bool, rlc: &str) -> mmtcp::api::RunOutput {
+fn at_marginal_sinr(harq: bool, rlc: &str) -> Ran {
     let radio = format!(
         r#"
 channel = {{ kind = "constant", sinr_db = 13.15 }}
@@ -89,8 +89,8 @@ fn harq_and_rlc_am_hide_block_errors_from_tcp() {
     let bare = at_marginal_sinr(false, "um");
     let harq_um = at_marginal_sinr(true, "um");
     let harq_am = at_marginal_sinr(true, "am");
-    let retx = |o: &mmtcp::api::RunOutput| f64_of(&flow(o)["retransmitted_segments"]);
-    let sent = |o: &mmtcp::api::RunOutput| f64_of(&flow(o)["segments_sent"]);
+    let retx = |o: &Ran| f64_of(&flow(o)["retransmitted_segments"]);
+    let sent = |o: &Ran| f64_of(&flow(o)["segments_sent"]);
     eprintln!(
         "TCP retransmissions: no HARQ {} / {}, HARQ+UM {}, HARQ+AM {}",
         retx(&bare),
@@ -112,7 +112,7 @@ fn harq_and_rlc_am_hide_block_errors_from_tcp() {
     assert!(f64_of(&direction(&harq_am, 0)["radio"]["harq"]["retransmissions"]) > 0.0);
     assert_eq!(direction(&harq_um, 0)["radio"]["rlc"]["retx_segments"], 0, "UM never retransmits");
     // With HARQ the flow gets its 200 Mbit/s; without, 8 % burst losses collapse CUBIC.
-    let goodput = |o: &mmtcp::api::RunOutput| f64_of(&flow(o)["goodput_bps"]);
+    let goodput = |o: &Ran| f64_of(&flow(o)["goodput_bps"]);
     for o in [&harq_um, &harq_am] {
         assert!(goodput(o) > 0.19e9, "{}", goodput(o));
     }
@@ -257,7 +257,7 @@ rlc = {{ mode = "{rlc}", buffer = "1MB" }}
     }
 }
 
-fn column(out: &mmtcp::api::RunOutput, name: &str) -> Vec<f64> {
+fn column(out: &Ran, name: &str) -> Vec<f64> {
     out.columns.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no column {name}")).values.clone()
 }
 

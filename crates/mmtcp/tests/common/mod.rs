@@ -1,7 +1,7 @@
 //! Helpers shared by the scenario tests: run a TOML scenario held in a string.
 #![allow(dead_code)] // each test crate uses a different subset
 
-use mmtcp::api::{run, RunOptions, RunOutput, ScenarioSource};
+use mmtcp::api::{run, Column, RunOptions, ScenarioSource};
 use mmtcp::world::World;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -21,21 +21,30 @@ pub fn world(text: &str) -> World {
     mmtcp::scenario::build::build(&loaded.scenario, &loaded.file, &loaded.base_dir, 1).unwrap()
 }
 
-pub fn run_toml(text: &str) -> RunOutput {
+/// What a run produced, its summary parsed for indexing.
+pub struct Ran {
+    pub summary: Value,
+    pub columns: Vec<Column>,
+    pub resolved: String,
+}
+
+pub fn run_toml(text: &str) -> Ran {
     run_toml_with(text, &[])
 }
 
-pub fn run_toml_with(text: &str, overrides: &[(&str, &str)]) -> RunOutput {
+pub fn run_toml_with(text: &str, overrides: &[(&str, &str)]) -> Ran {
     let source = source(text);
     let options = RunOptions {
         seed: None,
         overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
     };
-    run(&source, &options, &mut |_| true).unwrap_or_else(|e| panic!("scenario failed: {e}"))
+    let out = run(&source, &options, &mut |_| true).unwrap_or_else(|e| panic!("scenario failed: {e}"));
+    let summary = serde_json::from_str(&out.summary_json).expect("the summary is JSON");
+    Ran { summary, columns: out.columns, resolved: out.resolved }
 }
 
 /// The first flow's entry in the summary.
-pub fn flow(out: &RunOutput) -> &Value {
+pub fn flow(out: &Ran) -> &Value {
     &out.summary["flows"][0]
 }
 
