@@ -11,7 +11,7 @@ use crate::ids::DirId;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::TimeSeries;
 use crate::net::link::{Direction, Impairments};
-use crate::proxy::config::{FlowInfo, ProcessorEnv, RadioLinkInfo};
+use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::ProcessorSlot;
 use crate::radio::amc::Amc;
 use crate::radio::direction::{RadioDirection, RadioTiming};

@@ -49,7 +49,7 @@ use super::cache::{FlowCache, Repair, Segment};
 use super::params::CacheParams;
 use crate::ids::{FlowId, PacketId};
 use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
-use crate::proxy::config::FlowInfo;
+use crate::proxy::env::FlowInfo;
 use crate::proxy::{ProcCtx, Verdict};
 use crate::sim::{Duration, Fired, SimTime};
 use serde_json::{json, Map, Value};

@@ -8,7 +8,7 @@ use super::params::CacheParams;
 use super::range_set::RangeSet;
 use crate::ids::{FlowId, NodeId, PacketId};
 use crate::net::SeqRange;
-use crate::proxy::config::FlowInfo;
+use crate::proxy::env::FlowInfo;
 use crate::sim::{SimTime, Timer};
 use crate::transport::tcp::rto::RttEstimator;
 use std::collections::VecDeque;

@@ -6,7 +6,7 @@ use crate::event::Event;
 use crate::ids::{DirId, FlowId, NodeId, PacketId};
 use crate::net::link::{Direction, Impairments};
 use crate::net::{Packet, PacketArena, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
-use crate::proxy::config::{FlowInfo, ProcessorEnv, RadioLinkInfo};
+use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::{Control, Emit, PacketProcessor, ProcCtx, Verdict};
 use crate::sim::{Duration, EventQueue, Rng, SimTime};
 use crate::topology::any_direction::AnyDirection;

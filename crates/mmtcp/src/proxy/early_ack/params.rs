@@ -7,7 +7,7 @@
 
 use crate::error::InputError;
 use crate::ids::DirId;
-use crate::proxy::config::ProcessorEnv;
+use crate::proxy::env::ProcessorEnv;
 use crate::sim::Duration;
 use crate::units::{Bytes, Time};
 
