@@ -1,15 +1,13 @@
-//! `processors = [...]` of a `[[node]]`: which packet processors sit on the node, in order, and
-//! what the builder tells them about the scenario.
+//! `processors = [...]` of a `[[node]]`: which packet processors sit on the node, in order, each
+//! built from what the builder tells it about the scenario ([`ProcessorEnv`]).
 
 use super::bdp::BdpConfig;
+use super::env::ProcessorEnv;
 use super::mmpep::MmPepConfig;
 use super::pep::PepConfig;
 use super::PacketProcessor;
 use crate::error::InputError;
 use crate::error::{nested, nested_error};
-use crate::ids::DirId;
-use crate::ids::{FlowId, NodeId};
-use crate::transport::tcp::TcpConfig;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -77,75 +75,6 @@ impl ProcessorConfig {
             ProcessorConfig::Pep(c) => c.build(env),
             ProcessorConfig::Mmpep(c) => c.build(env),
             ProcessorConfig::Bdp(c) => c.build(env),
-        }
-    }
-}
-
-/// A flow as a processor needs to know it.
-#[derive(Clone, Debug)]
-pub struct FlowInfo {
-    pub id: FlowId,
-    /// The flow's name (time-series columns).
-    pub name: String,
-    /// The data sender's node.
-    pub src: NodeId,
-    /// The data receiver's node.
-    pub dst: NodeId,
-    pub tcp: TcpConfig,
-}
-
-/// A link with the radio stack as a processor needs to know it.
-#[derive(Clone, Debug)]
-pub struct RadioLinkInfo {
-    pub name: String,
-    /// The forward direction (`between[0]` → `between[1]`), the downlink.
-    pub downlink: DirId,
-    /// The rate of the lowest MCS of the link's AMC table, bit/s.
-    pub lowest_rate_bps: u64,
-}
-
-/// What the builder tells a processor about the scenario.
-pub struct ProcessorEnv<'a> {
-    /// The scenario file, for errors.
-    pub file: &'a str,
-    /// The processor's field path, e.g. `node[1].processors[0]`.
-    pub field: String,
-    pub node: NodeId,
-    /// Every flow, indexed by [`FlowId`].
-    pub flows: &'a [FlowInfo],
-    /// Every link with the radio stack.
-    pub radio_links: &'a [RadioLinkInfo],
-}
-
-impl ProcessorEnv<'_> {
-    /// An input error at `<field>.<key>`.
-    pub fn error(&self, key: &str, message: impl Into<String>) -> InputError {
-        InputError::new(self.file, format!("{}.{key}", self.field), message)
-    }
-
-    /// The radio link named `name` (the processor's `link` key), or, when `name` is `None`, the
-    /// scenario's only link with the radio stack.
-    pub fn radio_link(&self, name: Option<&str>) -> Result<&RadioLinkInfo, InputError> {
-        let names = || self.radio_links.iter().map(|l| l.name.as_str()).collect::<Vec<_>>().join(", ");
-        match name {
-            Some(name) => self.radio_links.iter().find(|l| l.name == name).ok_or_else(|| {
-                let known = if self.radio_links.is_empty() { "none".to_string() } else { names() };
-                self.error(
-                    "link",
-                    format!("no link with the radio stack named \"{name}\"; those are: {known}"),
-                )
-            }),
-            None => match self.radio_links {
-                [only] => Ok(only),
-                [] => Err(self.error(
-                    "link",
-                    "this processor needs a link with the radio stack ([link.radio]); the scenario has none",
-                )),
-                _ => {
-                    Err(self
-                        .error("link", format!("several links have the radio stack ({}); name one", names())))
-                }
-            },
         }
     }
 }

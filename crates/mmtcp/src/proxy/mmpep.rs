@@ -26,11 +26,11 @@
 //! and N = 14. γ is derived, never typed in.
 
 use super::batch;
-use super::config::ProcessorEnv;
 use super::early_ack::{
     AckManager, CacheParams, DupAck, EarlyAckProxy, Hold, Recovery, DEFAULT_CACHE, DEFAULT_INITIAL_RTO,
     DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
 };
+use super::env::ProcessorEnv;
 use super::{PacketProcessor, ProcCtx};
 use crate::error::InputError;
 use crate::ids::DirId;
@@ -294,7 +294,7 @@ mod tests {
         assert!(e.contains("per batch"), "{e}");
         let e = err(MmPepConfig { link: Some("wifi".into()), ..MmPepConfig::default() }, &env);
         assert!(e.contains("processors[0].link") && e.contains("radio"), "{e}");
-        let no_radio = super::super::config::ProcessorEnv { radio_links: &[], ..env };
+        let no_radio = super::super::env::ProcessorEnv { radio_links: &[], ..env };
         assert!(err(MmPepConfig::default(), &no_radio).contains("[link.radio]"));
     }
 

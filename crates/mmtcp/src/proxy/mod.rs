@@ -27,6 +27,7 @@ pub mod batch;
 pub mod bdp;
 pub mod config;
 pub mod early_ack;
+pub mod env;
 pub mod mmpep;
 pub mod pep;
 

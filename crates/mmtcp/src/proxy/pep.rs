@@ -23,11 +23,11 @@
 //! the new data waiting in the proxy's own cache, as any sender sends its retransmissions first;
 //! in the RLC buffer they join the back.)
 
-use super::config::ProcessorEnv;
 use super::early_ack::{
     AckManager, CacheParams, DupAck, EarlyAckProxy, Hold, Recovery, DEFAULT_CACHE, DEFAULT_INITIAL_RTO,
     DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
 };
+use super::env::ProcessorEnv;
 use super::{PacketProcessor, ProcCtx};
 use crate::error::InputError;
 use crate::ids::FlowId;

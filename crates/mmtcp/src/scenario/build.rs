@@ -8,7 +8,7 @@ use crate::channel::{AnyChannel, ChannelConfig};
 use crate::error::{InputContext, InputError};
 use crate::ids::{DirId, FlowId, NodeId};
 use crate::net::link::{Direction, Impairments};
-use crate::proxy::config::{FlowInfo, ProcessorEnv, RadioLinkInfo};
+use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::ProcessorSlot;
 use crate::radio::amc::Amc;
 use crate::radio::direction::{RadioDirection, RadioTiming};

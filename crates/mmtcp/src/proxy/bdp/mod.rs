@@ -33,7 +33,7 @@ pub mod split;
 mod test_net;
 
 use crate::error::InputError;
-use crate::proxy::config::ProcessorEnv;
+use crate::proxy::env::ProcessorEnv;
 use crate::proxy::PacketProcessor;
 use crate::sim::Duration;
 use crate::units::Time;
@@ -234,7 +234,8 @@ mod tests {
     use super::*;
     use crate::ids::DirId;
     use crate::ids::{FlowId, NodeId};
-    use crate::proxy::config::{FlowInfo, ProcessorConfig, RadioLinkInfo};
+    use crate::proxy::config::ProcessorConfig;
+    use crate::proxy::env::{FlowInfo, RadioLinkInfo};
     use crate::transport::tcp::TcpConfig;
 
     fn flows() -> Vec<FlowInfo> {

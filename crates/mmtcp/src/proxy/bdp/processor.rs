@@ -7,7 +7,7 @@ use super::split::SplitDeployment;
 use super::{BdpConfig, DeploymentKind, PolicyKind};
 use crate::ids::DirId;
 use crate::ids::{FlowId, PacketId};
-use crate::proxy::config::{ProcessorEnv, RadioLinkInfo};
+use crate::proxy::env::{ProcessorEnv, RadioLinkInfo};
 use crate::proxy::{PacketProcessor, ProcCtx, Verdict};
 use crate::radio::report::LinkReport;
 use crate::sim::{Duration, Fired, SimTime, Timer};

@@ -32,7 +32,7 @@ use super::processor::TOKEN_SPLIT_BASE;
 use crate::event::TcpTimer;
 use crate::ids::{FlowId, NodeId, PacketId};
 use crate::net::{Side, TcpFlags};
-use crate::proxy::config::FlowInfo;
+use crate::proxy::env::FlowInfo;
 use crate::proxy::{ProcCtx, Verdict};
 use crate::sim::{Duration, SimTime};
 use crate::transport::tcp::{Endpoint, Opener, TcpConfig, TcpCtx, TcpReceiver, TcpSender};

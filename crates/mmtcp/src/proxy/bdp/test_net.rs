@@ -11,7 +11,7 @@ use crate::event::TcpTimer;
 use crate::ids::DirId;
 use crate::ids::{FlowId, NodeId, PacketId};
 use crate::net::{Packet, PacketArena, Side};
-use crate::proxy::config::{FlowInfo, ProcessorEnv, RadioLinkInfo};
+use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::{Control, Emit, PacketProcessor, ProcCtx, Verdict};
 use crate::radio::report::LinkReport;
 use crate::sim::{Duration, SimTime};

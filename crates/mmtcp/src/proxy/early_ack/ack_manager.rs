@@ -1,20 +1,6 @@
-//! Ack management shared by PEP and mmPEP (seed 002 §III-A; RFC 3135 §2.1.1 and §4.1.4): a
-//! per-flow cache of the data the proxy has forwarded to the mobile, early ACKs to the server,
-//! flow control by the free cache, and the proxy's own retransmission timer.
-//!
-//! ```text
-//!   server ──data──► [proxy: cache, Pass] ──data──► mobile
-//!   server ◄──early ACK (ack = A, window = cache − C)
-//!                    [proxy: free < ack, Consume] ◄──ACK── mobile
-//! ```
-//!
-//! Per flow, the proxy knows `una` (the mobile's cumulative ACK), the cached segments (C bytes of
-//! payload, at most `cache`), and `A`, the end of the contiguous data from `una` on that it
-//! holds. Every byte below `A` is either acknowledged by the mobile or in the cache, so an early
-//! ACK never acknowledges data the proxy could not deliver itself. Cached data above a hole in
-//! the server's stream is reported in SACK blocks (RFC 2018), lowest blocks first (the RFC puts
-//! the most recent first; our sender ignores the order), so the server's own loss recovery
-//! works on the wired side.
+//! [`AckManager`]: what the proxy does with every packet of the flows it caches and with its
+//! timers, and the hooks through which a retransmission policy (PEP or mmPEP,
+//! [`super::Recovery`]) resends cached data.
 //!
 //! - **Data from the server** (seed 002 §III-A, Fig. 2): a new segment is cached (sequence,
 //!   length, first transmission time, when the proxy forwarded it, whether it retransmitted it)
@@ -56,34 +42,17 @@
 //!   cache holds data, restarted when the mobile's ACK advances (§5.3), stopped when the cache
 //!   empties (§5.2); the policy decides what an expiry does and whether it backs off (§5.5).
 //!
-//! Nothing here allocates per packet once the per-flow vectors have grown to their peak.
+//! [`Hold`]: super::Hold
+//! [`RttEstimator`]: crate::transport::tcp::rto::RttEstimator
 
-use super::config::{FlowInfo, ProcessorEnv};
-use super::{PacketProcessor, ProcCtx, Verdict};
-use crate::error::InputError;
-use crate::ids::DirId;
-use crate::ids::{FlowId, NodeId, PacketId};
+use super::cache::{FlowCache, Repair, Segment};
+use super::params::CacheParams;
+use crate::ids::{FlowId, PacketId};
 use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
-use crate::sim::{Duration, Fired, SimTime, Timer};
-use crate::transport::tcp::rto::RttEstimator;
-use crate::units::{Bytes, Time};
+use crate::proxy::env::FlowInfo;
+use crate::proxy::{ProcCtx, Verdict};
+use crate::sim::{Duration, Fired, SimTime};
 use serde_json::{json, Map, Value};
-use std::collections::VecDeque;
-
-/// Default cache per flow: 6 MB. Seed 002 gives no cache size; its receive window is 6 MB
-/// (Figs. 5–6), so a 6 MB cache lets the server keep a full receive window in flight through an
-/// NLOS period, and it stays within our receiver's default 6 MiB buffer, so the proxy never
-/// pushes the mobile beyond what it can hold.
-pub const DEFAULT_CACHE: Bytes = Bytes(6_000_000);
-/// Default `window_update`: two 1448-byte segments, what one delayed ACK of the mobile frees, so
-/// a stalled server is clocked by the mobile's ACKs as it would be without the proxy.
-pub const DEFAULT_WINDOW_UPDATE: Bytes = Bytes(2 * 1448);
-/// Default `min_rto` (Linux's 200 ms rather than RFC 6298's 1 s, like our TCP).
-pub const DEFAULT_MIN_RTO: Time = Time(Duration::from_millis(200));
-/// Default `initial_rto` (RFC 6298 §2.1).
-pub const DEFAULT_INITIAL_RTO: Time = Time(Duration::from_secs(1));
-/// Default `max_rto` (RFC 6298 §2.5: at least 60 s).
-pub const DEFAULT_MAX_RTO: Time = Time(Duration::from_secs(60));
 
 /// Period of the check for room in the RLC buffer while forwarding waits for it (`hold_for_rlc`).
 /// In LOS the mobile's ACKs, which arrive every few microseconds, release held data; the check
@@ -92,292 +61,12 @@ pub const HOLD_POLL: Duration = Duration::from_millis(1);
 /// The token of the hold check's timer (flow timers use the flow's index).
 const HOLD_POLL_TOKEN: u32 = u32::MAX;
 
-/// When the proxy forwards what it caches (`hold_for_rlc` and `mobile_window` keys).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Hold {
-    /// Forwarding (new data and retransmissions) waits until this direction — the watched radio
-    /// link's downlink — has room for the packet, so RLC's buffer never overflows; what waits
-    /// stays in the cache (seed 002 §III-A).
-    pub rlc: Option<DirId>,
-    /// New data waits until it lies within the window the mobile last advertised.
-    pub mobile_window: bool,
-}
-
-impl Hold {
-    /// From the keys `hold_for_rlc`, `mobile_window` and `link` (the radio link whose RLC buffer
-    /// forwarding waits for; default: the scenario's only one).
-    pub fn from_keys(
-        env: &ProcessorEnv,
-        hold_for_rlc: bool,
-        mobile_window: bool,
-        link: Option<&str>,
-    ) -> Result<Hold, InputError> {
-        let rlc = if hold_for_rlc { Some(env.radio_link(link)?.downlink) } else { None };
-        Ok(Hold { rlc, mobile_window })
-    }
-
-    fn any(&self) -> bool {
-        self.rlc.is_some() || self.mobile_window
-    }
-}
-
-/// The ack-management parameters, checked.
-#[derive(Clone, Debug)]
-pub struct CacheParams {
-    /// Payload bytes the proxy may cache per flow.
-    pub cache: u64,
-    /// Least growth of the right edge, bytes, for a window update to a stalled server.
-    pub window_update: u64,
-    /// Duplicate ACKs of the mobile that make a retransmission.
-    pub dupthresh: u32,
-    pub min_rto: Duration,
-    pub initial_rto: Duration,
-    pub max_rto: Duration,
-    /// When forwarding waits (default: never, the proxy forwards what arrives at once).
-    pub hold: Hold,
-}
-
-impl CacheParams {
-    /// Range checks of the keys PEP and mmPEP share; errors name the key and what is allowed.
-    pub fn new(
-        env: &ProcessorEnv,
-        cache: Bytes,
-        window_update: Bytes,
-        dupthresh: u32,
-        rto: (Time, Time, Time),
-    ) -> Result<CacheParams, InputError> {
-        let (min_rto, initial_rto, max_rto) = rto;
-        let largest_mss = env.flows.iter().map(|f| f.tcp.mss.0).max().unwrap_or(1);
-        if cache.0 < 2 * largest_mss {
-            return Err(env.error(
-                "cache",
-                format!(
-                    "{cache} is too small; allowed at least two segments of the largest MSS ({})",
-                    Bytes(2 * largest_mss)
-                ),
-            ));
-        }
-        if window_update.0 > cache.0 / 2 {
-            return Err(env.error(
-                "window_update",
-                format!(
-                    "{window_update} is out of range; allowed 0B to half the cache ({})",
-                    Bytes(cache.0 / 2)
-                ),
-            ));
-        }
-        if dupthresh == 0 || dupthresh > 100 {
-            return Err(env.error("dupthresh", format!("{dupthresh} is out of range; allowed 1 to 100")));
-        }
-        if min_rto.0 == Duration::ZERO {
-            return Err(env.error("min_rto", "must be greater than 0s"));
-        }
-        if initial_rto.0 == Duration::ZERO {
-            return Err(env.error("initial_rto", "must be greater than 0s"));
-        }
-        if max_rto.0 < min_rto.0 {
-            return Err(env.error("max_rto", format!("{max_rto} is below min_rto ({min_rto})")));
-        }
-        Ok(CacheParams {
-            cache: cache.0,
-            window_update: window_update.0,
-            dupthresh,
-            min_rto: min_rto.0,
-            initial_rto: initial_rto.0,
-            max_rto: max_rto.0,
-            hold: Hold::default(),
-        })
-    }
-}
-
-/// Disjoint, non-adjacent byte ranges in increasing order, in a vector: a flow has few holes at
-/// a time, so a linear merge is cheap, and once the vector has grown it allocates nothing.
-#[derive(Clone, Debug, Default)]
-struct RangeSet {
-    ranges: Vec<SeqRange>,
-}
-
-impl RangeSet {
-    /// Adds `r`; returns how many of its bytes were not covered before.
-    fn insert(&mut self, r: SeqRange) -> u64 {
-        if r.is_empty() {
-            return 0;
-        }
-        let i = self.ranges.partition_point(|x| x.end < r.start);
-        let mut j = i;
-        let (mut start, mut end, mut overlap) = (r.start, r.end, 0);
-        while j < self.ranges.len() && self.ranges[j].start <= r.end {
-            let x = self.ranges[j];
-            overlap += x.end.min(r.end).saturating_sub(x.start.max(r.start));
-            start = start.min(x.start);
-            end = end.max(x.end);
-            j += 1;
-        }
-        if i == j {
-            self.ranges.insert(i, SeqRange::new(start, end));
-        } else {
-            self.ranges[i] = SeqRange::new(start, end);
-            self.ranges.drain(i + 1..j);
-        }
-        r.len() - overlap
-    }
-
-    /// Whether every byte of `r` is covered.
-    fn covers(&self, r: SeqRange) -> bool {
-        let i = self.ranges.partition_point(|x| x.end <= r.start);
-        self.ranges.get(i).is_some_and(|x| x.start <= r.start && r.end <= x.end)
-    }
-
-    /// Whether some byte of `r` is covered.
-    fn overlaps(&self, r: SeqRange) -> bool {
-        let i = self.ranges.partition_point(|x| x.end <= r.start);
-        self.ranges.get(i).is_some_and(|x| x.start < r.end)
-    }
-
-    /// Forgets every byte below `seq`.
-    fn remove_below(&mut self, seq: u64) {
-        let i = self.ranges.partition_point(|x| x.end <= seq);
-        self.ranges.drain(..i);
-        if let Some(first) = self.ranges.first_mut() {
-            first.start = first.start.max(seq);
-        }
-    }
-
-    fn first(&self) -> Option<SeqRange> {
-        self.ranges.first().copied()
-    }
-
-    fn pop_first(&mut self) {
-        self.ranges.remove(0);
-    }
-
-    fn as_slice(&self) -> &[SeqRange] {
-        &self.ranges
-    }
-}
-
-/// One cached segment.
-#[derive(Clone, Copy, Debug)]
-struct Segment {
-    seq: u64,
-    len: u32,
-    /// When the server first sent these bytes (kept on every copy the proxy sends).
-    first_sent_at: SimTime,
-    /// When the proxy last forwarded or retransmitted it.
-    sent_at: SimTime,
-    /// Whether the proxy retransmitted it (no RTT sample then, Karn's rule).
-    retransmitted: bool,
-    /// Whether the proxy has forwarded it (always, unless forwarding waits: [`Hold`]).
-    forwarded: bool,
-    /// Whether a retransmission of it waits for room in the RLC buffer (`Hold::rlc`).
-    rtx_waiting: bool,
-}
-
-impl Segment {
-    fn end(&self) -> u64 {
-        self.seq + self.len as u64
-    }
-
-    fn range(&self) -> SeqRange {
-        SeqRange::new(self.seq, self.end())
-    }
-}
-
-/// The last retransmission the policy made for a hole.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Repair {
-    /// The cumulative ACK (the first missing byte) it repaired.
-    pub hole: u64,
-    pub at: SimTime,
-}
-
 /// The `dupthresh`-th (or a later) duplicate ACK of a run, for the retransmission policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DupAck {
     pub flow: FlowId,
     /// The cumulative ACK the mobile repeats: its first missing byte.
     pub hole: u64,
-}
-
-/// The proxy's state of one flow.
-struct FlowCache {
-    flow: FlowId,
-    server: NodeId,
-    mobile: NodeId,
-    /// The flow's MSS, bytes.
-    mss: u64,
-    /// SACK blocks per early ACK (0 when the flow does not use SACK).
-    max_sack_blocks: usize,
-    /// Cached segments in sequence order, disjoint.
-    segments: VecDeque<Segment>,
-    /// Payload bytes in `segments`.
-    cached: u64,
-    /// The mobile's cumulative ACK.
-    una: u64,
-    /// End of the data from `una` on that the proxy holds without a gap (`A`).
-    ack_point: u64,
-    /// Cached ranges above `ack_point`, reported in SACK blocks.
-    above: RangeSet,
-    /// Ranges above `una` the mobile has SACKed.
-    sacked: RangeSet,
-    /// One past the highest byte received from the server.
-    high_rx: u64,
-    /// Whether data from the server has reached the proxy (the handshake is over).
-    seen_data: bool,
-    /// Cumulative ACK and window of the last ACK sent to the server (what the server knows).
-    last_ack: u64,
-    last_window: u64,
-    /// Duplicate ACKs of the mobile at `una` so far.
-    dupacks: u32,
-    repair: Option<Repair>,
-    rtt: RttEstimator,
-    timer: Timer,
-    /// Right edge of the mobile's receive window: `ack + window` of its latest segment.
-    mobile_edge: u64,
-    /// Cached segments waiting to be forwarded, in arrival order ([`Hold`]).
-    held: VecDeque<PacketId>,
-    /// Retransmissions waiting for room in the RLC buffer, with their priority flag.
-    held_rtx: VecDeque<(PacketId, bool)>,
-}
-
-impl FlowCache {
-    fn new(info: &FlowInfo, p: &CacheParams) -> FlowCache {
-        FlowCache {
-            flow: info.id,
-            server: info.src,
-            mobile: info.dst,
-            mss: info.tcp.mss.0,
-            max_sack_blocks: if info.tcp.sack { info.tcp.max_sack_blocks as usize } else { 0 },
-            segments: VecDeque::new(),
-            cached: 0,
-            una: 0,
-            ack_point: 0,
-            above: RangeSet::default(),
-            sacked: RangeSet::default(),
-            high_rx: 0,
-            seen_data: false,
-            last_ack: 0,
-            last_window: p.cache,
-            dupacks: 0,
-            repair: None,
-            rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto),
-            timer: Timer::default(),
-            mobile_edge: 0,
-            held: VecDeque::new(),
-            held_rtx: VecDeque::new(),
-        }
-    }
-
-    /// Index of the first cached segment that ends after `seq`.
-    fn index_after(&self, seq: u64) -> usize {
-        self.segments.partition_point(|s| s.end() <= seq)
-    }
-
-    /// Index of the cached segment that starts at `seq`, if the cache still holds it.
-    fn index_of(&self, seq: u64) -> Option<usize> {
-        let i = self.index_after(seq);
-        self.segments.get(i).is_some_and(|s| s.seq == seq).then_some(i)
-    }
 }
 
 /// Counters of the ack management (all flows).
@@ -407,7 +96,7 @@ pub struct AckStats {
     pub retransmitted_segments: u64,
     /// Retransmission timer expiries with data cached.
     pub timer_expiries: u64,
-    /// Segments that waited in the cache before the proxy forwarded them ([`Hold`]).
+    /// Segments that waited in the cache before the proxy forwarded them ([`Hold`](super::Hold)).
     pub segments_held: u64,
     /// Most new data (payload) waiting to be forwarded at one time (all flows).
     pub peak_held_bytes: u64,
@@ -554,9 +243,9 @@ impl AckManager {
         }
     }
 
-    /// Forwards what waits ([`Hold`]) as far as the RLC buffer's room and the mobile's window
-    /// allow: per flow retransmissions first, then new data in arrival order; one packet per flow
-    /// in turn. While anything waits on RLC, checks again every [`HOLD_POLL`].
+    /// Forwards what waits ([`Hold`](super::Hold)) as far as the RLC buffer's room and the
+    /// mobile's window allow: per flow retransmissions first, then new data in arrival order; one
+    /// packet per flow in turn. While anything waits on RLC, checks again every [`HOLD_POLL`].
     fn release(&mut self, ctx: &mut ProcCtx) {
         if !self.p.hold.any() {
             return;
@@ -953,252 +642,12 @@ impl AckManager {
     }
 }
 
-/// What tells PEP and mmPEP apart: the local recovery they run on the shared Ack management.
-pub trait Recovery {
-    /// The mobile's duplicate ACK `dupack` reached the `dupthresh`.
-    fn on_dupack(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, dupack: DupAck);
-    /// `flow`'s retransmission timer expired with data cached; the policy re-arms it.
-    fn on_timeout(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, flow: FlowId);
-    /// Adds the policy's counters to the summary.
-    fn summary(&self, map: &mut Map<String, Value>);
-}
-
-/// An early-ACK proxy: the shared Ack management with a recovery policy.
-pub struct EarlyAckProxy<R> {
-    pub acks: AckManager,
-    pub recovery: R,
-}
-
-impl<R: Recovery> PacketProcessor for EarlyAckProxy<R> {
-    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
-        let (verdict, dupack) = self.acks.on_packet(ctx, pkt);
-        if let Some(d) = dupack {
-            self.recovery.on_dupack(&mut self.acks, ctx, d);
-        }
-        verdict
-    }
-
-    fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) {
-        if let Some(flow) = self.acks.on_timer(ctx, token) {
-            self.recovery.on_timeout(&mut self.acks, ctx, flow);
-        }
-    }
-
-    fn columns(&self) -> Vec<String> {
-        AckManager::columns().iter().map(|c| c.to_string()).collect()
-    }
-
-    fn sample(&mut self, row: &mut Vec<f64>) {
-        self.acks.sample(row);
-    }
-
-    fn summary(&self) -> Value {
-        let mut map = self.acks.summary();
-        self.recovery.summary(&mut map);
-        Value::Object(map)
-    }
-}
-
-/// A hand-driven [`ProcCtx`] for the processors' unit tests: server node 0, proxy node 1,
-/// mobile node 2, one flow with a 1000-byte MSS.
-#[cfg(test)]
-pub(crate) mod harness {
-    use super::*;
-    use crate::event::Event;
-    use crate::ids::DirId;
-    use crate::net::link::{Direction, Impairments};
-    use crate::net::PacketArena;
-    use crate::proxy::config::RadioLinkInfo;
-    use crate::proxy::{Control, Emit, PacketProcessor};
-    use crate::sim::{EventQueue, Rng};
-    use crate::topology::any_direction::AnyDirection;
-    use crate::transport::tcp::TcpConfig;
-    use crate::units::BufferLimit;
-
-    pub const SERVER: NodeId = NodeId(0);
-    pub const PROXY: NodeId = NodeId(1);
-    pub const MOBILE: NodeId = NodeId(2);
-    pub const MSS: u64 = 1000;
-
-    pub fn flows() -> Vec<FlowInfo> {
-        let tcp = TcpConfig { mss: Bytes(MSS), ..TcpConfig::default() };
-        vec![FlowInfo { id: FlowId(0), name: "flow0".into(), src: SERVER, dst: MOBILE, tcp }]
-    }
-
-    pub fn radio_links() -> Vec<RadioLinkInfo> {
-        vec![RadioLinkInfo { name: "radio".into(), downlink: DirId(0), lowest_rate_bps: 1_000_000 }]
-    }
-
-    pub fn env<'a>(flows: &'a [FlowInfo], links: &'a [RadioLinkInfo]) -> ProcessorEnv<'a> {
-        ProcessorEnv {
-            file: "test.toml",
-            field: "node[1].processors[0]".into(),
-            node: PROXY,
-            flows,
-            radio_links: links,
-        }
-    }
-
-    /// Cache parameters with defaults but the given cache size.
-    pub fn params(cache: u64) -> CacheParams {
-        CacheParams {
-            cache,
-            window_update: 2 * MSS,
-            dupthresh: 1,
-            min_rto: DEFAULT_MIN_RTO.0,
-            initial_rto: DEFAULT_INITIAL_RTO.0,
-            max_rto: DEFAULT_MAX_RTO.0,
-            hold: Hold::default(),
-        }
-    }
-
-    /// A wired direction at rate 0 standing for the downlink's RLC: what it queues, it holds.
-    fn downlink() -> AnyDirection {
-        AnyDirection::Wired(Direction::new(
-            DirId(0),
-            PROXY,
-            MOBILE,
-            0,
-            Duration::from_millis(1),
-            BufferLimit::Packets(1000),
-            Impairments::default(),
-            Rng::for_component(1, "test"),
-        ))
-    }
-
-    pub struct Harness {
-        pub packets: PacketArena,
-        pub out: Vec<Emit>,
-        pub timers: Vec<(SimTime, u32)>,
-        pub controls: Vec<Control>,
-        pub dirs: Vec<AnyDirection>,
-        pub now: SimTime,
-    }
-
-    impl Harness {
-        pub fn new() -> Harness {
-            Harness {
-                packets: PacketArena::with_capacity(64),
-                out: Vec::new(),
-                timers: Vec::new(),
-                controls: Vec::new(),
-                dirs: vec![downlink()],
-                now: SimTime::ZERO,
-            }
-        }
-
-        pub fn with_ctx<R>(&mut self, f: impl FnOnce(&mut ProcCtx) -> R) -> R {
-            let mut ctx = ProcCtx {
-                now: self.now,
-                node: PROXY,
-                packets: &mut self.packets,
-                dirs: &self.dirs,
-                out: &mut self.out,
-                timers: &mut self.timers,
-                controls: &mut self.controls,
-            };
-            f(&mut ctx)
-        }
-
-        fn alloc(&mut self, src: NodeId, dst: NodeId, to: Side, tcp: TcpHeader) -> PacketId {
-            self.packets.alloc(Packet::new(FlowId(0), (src, dst), to, tcp, (self.now, self.now)))
-        }
-
-        /// The server's data segment `k` (bytes k·MSS .. (k+1)·MSS).
-        pub fn data(&mut self, k: u64) -> PacketId {
-            let tcp = TcpHeader { seq: k * MSS, len: MSS as u32, flags: TcpFlags::ACK, ..Default::default() };
-            self.alloc(SERVER, MOBILE, Side::Receiver, tcp)
-        }
-
-        /// The mobile's ACK of `ack` bytes with SACK blocks `sack` (byte ranges).
-        pub fn ack(&mut self, ack: u64, sack: &[(u64, u64)]) -> PacketId {
-            let mut blocks = SackBlocks::default();
-            for &(s, e) in sack {
-                blocks.push(SeqRange::new(s, e));
-            }
-            let tcp =
-                TcpHeader { ack, window: 6 << 20, flags: TcpFlags::ACK, sack: blocks, ..Default::default() };
-            self.alloc(MOBILE, SERVER, Side::Sender, tcp)
-        }
-
-        /// The mobile's ACK of `ack` bytes advertising `window`.
-        pub fn ack_with_window(&mut self, ack: u64, window: u64) -> PacketId {
-            let tcp = TcpHeader { ack, window, flags: TcpFlags::ACK, ..Default::default() };
-            self.alloc(MOBILE, SERVER, Side::Sender, tcp)
-        }
-
-        /// A handshake packet with `flags` and `window` addressed to side `to`.
-        pub fn handshake(&mut self, to: Side, flags: TcpFlags, window: u64) -> PacketId {
-            let (src, dst) = if to == Side::Sender { (MOBILE, SERVER) } else { (SERVER, MOBILE) };
-            self.alloc(src, dst, to, TcpHeader { window, flags, ..Default::default() })
-        }
-
-        pub fn packet(&mut self, p: &mut dyn PacketProcessor, id: PacketId) -> Verdict {
-            self.with_ctx(|ctx| p.on_packet(ctx, id))
-        }
-
-        /// Fires timer `token` at `at`.
-        pub fn fire(&mut self, p: &mut dyn PacketProcessor, at: SimTime, token: u32) {
-            self.now = at;
-            self.with_ctx(|ctx| p.on_timer(ctx, token));
-        }
-
-        /// The latest deadline scheduled so far (the timer's pending event).
-        pub fn last_timer(&self) -> SimTime {
-            self.timers.last().expect("a timer was armed").0
-        }
-
-        /// Emitted packets with their priority flag, freed from the arena.
-        pub fn take(&mut self) -> Vec<(Packet, bool)> {
-            let out: Vec<Emit> = self.out.drain(..).collect();
-            out.into_iter()
-                .map(|e| {
-                    let p = *self.packets.get(e.pkt);
-                    self.packets.free(e.pkt);
-                    (p, e.first)
-                })
-                .collect()
-        }
-
-        /// Makes the downlink an empty buffer of `bytes` (what a [`Hold`] on it sees as room).
-        pub fn set_downlink_room(&mut self, bytes: u64) {
-            self.dirs[0] = AnyDirection::Wired(Direction::new(
-                DirId(0),
-                PROXY,
-                MOBILE,
-                0,
-                Duration::from_millis(1),
-                BufferLimit::Bytes(bytes),
-                Impairments::default(),
-                Rng::for_component(1, "test"),
-            ));
-        }
-
-        /// Makes the downlink hold one packet (`true`) or nothing (`false`).
-        pub fn set_rlc_holding(&mut self, holding: bool) {
-            self.dirs[0] = downlink();
-            if holding {
-                let id = self.packets.alloc(Packet::for_test(100));
-                let mut q: EventQueue<Event> = EventQueue::new();
-                assert!(self.dirs[0].admit(&mut q, self.now, id, 100).is_ok());
-            }
-        }
-    }
-
-    /// Emitted packets addressed to the server (ACKs) / the mobile (retransmissions).
-    pub fn to_server(out: &[(Packet, bool)]) -> Vec<Packet> {
-        out.iter().filter(|(p, _)| p.dst == SERVER).map(|(p, _)| *p).collect()
-    }
-
-    pub fn to_mobile(out: &[(Packet, bool)]) -> Vec<(Packet, bool)> {
-        out.iter().filter(|(p, _)| p.dst == MOBILE).copied().collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::harness::*;
+    use super::super::harness::*;
+    use super::super::{Hold, DEFAULT_INITIAL_RTO};
     use super::*;
+    use crate::ids::DirId;
     use crate::net::TCP_IP_HEADER_BYTES;
     use proptest::prelude::*;
 
@@ -1228,27 +677,6 @@ mod tests {
 
     fn bare(cache: u64) -> Bare {
         Bare(AckManager::new(params(cache), &flows()))
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // RangeSet
-
-    #[test]
-    fn test_rangeset_insert_merges_and_counts_new_bytes() {
-        let mut s = RangeSet::default();
-        assert_eq!(s.insert(SeqRange::new(10, 20)), 10);
-        assert_eq!(s.insert(SeqRange::new(30, 40)), 10);
-        assert_eq!(s.insert(SeqRange::new(15, 35)), 10, "only 20..30 is new");
-        assert_eq!(s.as_slice(), &[SeqRange::new(10, 40)]);
-        assert_eq!(s.insert(SeqRange::new(40, 45)), 5, "adjacent ranges merge");
-        assert_eq!(s.as_slice(), &[SeqRange::new(10, 45)]);
-        assert_eq!(s.insert(SeqRange::new(50, 60)), 10);
-        assert!(s.covers(SeqRange::new(12, 45)));
-        assert!(!s.covers(SeqRange::new(40, 52)));
-        assert!(s.overlaps(SeqRange::new(44, 50)));
-        assert!(!s.overlaps(SeqRange::new(45, 50)));
-        s.remove_below(52);
-        assert_eq!(s.as_slice(), &[SeqRange::new(52, 60)]);
     }
 
     // ---------------------------------------------------------------------------------------

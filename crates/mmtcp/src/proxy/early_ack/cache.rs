@@ -1,0 +1,130 @@
+//! The proxy's state of one flow ([`FlowCache`]): the cached segments in sequence order, the
+//! mobile's cumulative ACK `una`, the end `A` of the contiguous data the proxy holds and the
+//! cached ranges above it, what the server last heard, the duplicate-ACK count and the last
+//! repair ([`Repair`]), the retransmission timer with its RTT estimator, and what waits to be
+//! forwarded ([`Hold`](super::Hold)).
+
+use super::params::CacheParams;
+use super::range_set::RangeSet;
+use crate::ids::{FlowId, NodeId, PacketId};
+use crate::net::SeqRange;
+use crate::proxy::env::FlowInfo;
+use crate::sim::{SimTime, Timer};
+use crate::transport::tcp::rto::RttEstimator;
+use std::collections::VecDeque;
+
+/// One cached segment.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Segment {
+    pub(super) seq: u64,
+    pub(super) len: u32,
+    /// When the server first sent these bytes (kept on every copy the proxy sends).
+    pub(super) first_sent_at: SimTime,
+    /// When the proxy last forwarded or retransmitted it.
+    pub(super) sent_at: SimTime,
+    /// Whether the proxy retransmitted it (no RTT sample then, Karn's rule).
+    pub(super) retransmitted: bool,
+    /// Whether the proxy has forwarded it (always, unless forwarding waits: [`Hold`](super::Hold)).
+    pub(super) forwarded: bool,
+    /// Whether a retransmission of it waits for room in the RLC buffer (`Hold::rlc`).
+    pub(super) rtx_waiting: bool,
+}
+
+impl Segment {
+    pub(super) fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+
+    pub(super) fn range(&self) -> SeqRange {
+        SeqRange::new(self.seq, self.end())
+    }
+}
+
+/// The last retransmission the policy made for a hole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repair {
+    /// The cumulative ACK (the first missing byte) it repaired.
+    pub hole: u64,
+    pub at: SimTime,
+}
+
+/// The proxy's state of one flow.
+pub(super) struct FlowCache {
+    pub(super) flow: FlowId,
+    pub(super) server: NodeId,
+    pub(super) mobile: NodeId,
+    /// The flow's MSS, bytes.
+    pub(super) mss: u64,
+    /// SACK blocks per early ACK (0 when the flow does not use SACK).
+    pub(super) max_sack_blocks: usize,
+    /// Cached segments in sequence order, disjoint.
+    pub(super) segments: VecDeque<Segment>,
+    /// Payload bytes in `segments`.
+    pub(super) cached: u64,
+    /// The mobile's cumulative ACK.
+    pub(super) una: u64,
+    /// End of the data from `una` on that the proxy holds without a gap (`A`).
+    pub(super) ack_point: u64,
+    /// Cached ranges above `ack_point`, reported in SACK blocks.
+    pub(super) above: RangeSet,
+    /// Ranges above `una` the mobile has SACKed.
+    pub(super) sacked: RangeSet,
+    /// One past the highest byte received from the server.
+    pub(super) high_rx: u64,
+    /// Whether data from the server has reached the proxy (the handshake is over).
+    pub(super) seen_data: bool,
+    /// Cumulative ACK and window of the last ACK sent to the server (what the server knows).
+    pub(super) last_ack: u64,
+    pub(super) last_window: u64,
+    /// Duplicate ACKs of the mobile at `una` so far.
+    pub(super) dupacks: u32,
+    pub(super) repair: Option<Repair>,
+    pub(super) rtt: RttEstimator,
+    pub(super) timer: Timer,
+    /// Right edge of the mobile's receive window: `ack + window` of its latest segment.
+    pub(super) mobile_edge: u64,
+    /// Cached segments waiting to be forwarded, in arrival order ([`Hold`](super::Hold)).
+    pub(super) held: VecDeque<PacketId>,
+    /// Retransmissions waiting for room in the RLC buffer, with their priority flag.
+    pub(super) held_rtx: VecDeque<(PacketId, bool)>,
+}
+
+impl FlowCache {
+    pub(super) fn new(info: &FlowInfo, p: &CacheParams) -> FlowCache {
+        FlowCache {
+            flow: info.id,
+            server: info.src,
+            mobile: info.dst,
+            mss: info.tcp.mss.0,
+            max_sack_blocks: if info.tcp.sack { info.tcp.max_sack_blocks as usize } else { 0 },
+            segments: VecDeque::new(),
+            cached: 0,
+            una: 0,
+            ack_point: 0,
+            above: RangeSet::default(),
+            sacked: RangeSet::default(),
+            high_rx: 0,
+            seen_data: false,
+            last_ack: 0,
+            last_window: p.cache,
+            dupacks: 0,
+            repair: None,
+            rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto),
+            timer: Timer::default(),
+            mobile_edge: 0,
+            held: VecDeque::new(),
+            held_rtx: VecDeque::new(),
+        }
+    }
+
+    /// Index of the first cached segment that ends after `seq`.
+    pub(super) fn index_after(&self, seq: u64) -> usize {
+        self.segments.partition_point(|s| s.end() <= seq)
+    }
+
+    /// Index of the cached segment that starts at `seq`, if the cache still holds it.
+    pub(super) fn index_of(&self, seq: u64) -> Option<usize> {
+        let i = self.index_after(seq);
+        self.segments.get(i).is_some_and(|s| s.seq == seq).then_some(i)
+    }
+}
