@@ -1,9 +1,10 @@
 //! The hot path allocates nothing per packet once a run has reached its steady state: packets
 //! come from the arena's free list, queues and pipes keep their capacity, and time-series
 //! columns are reserved up front. Measured with a counting global allocator: running the same
-//! loss-free scenario for 4 s instead of 2 s moves twice the packets but must not allocate more
-//! than a few dozen times more — over a wired bottleneck and over the radio stack (MAC, HARQ,
-//! RLC AM).
+//! scenario for 4 s instead of 2 s moves twice the packets but must not allocate more than a few
+//! dozen times more — loss-free over a wired bottleneck and over the radio stack (MAC, HARQ,
+//! RLC AM), and with 1 % random loss, where TCP loss recovery (SACK scoreboard, out-of-order
+//! data at the receiver) runs all the time.
 
 mod common;
 use common::*;
@@ -34,9 +35,10 @@ static GLOBAL: Counting = Counting;
 /// The counter is global: tests that read it run one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// A rate-capped flow well below the bottleneck: no loss, so the steady state is pure
-/// forwarding and ACK processing. `last_hop` is the body of the b–c link.
-fn scenario(duration: &str, last_hop: &str) -> String {
+/// A rate-capped flow well below the bottleneck: without loss on the last hop the steady state
+/// is pure forwarding and ACK processing. `core_delay` is the a–b link's delay, `last_hop` the
+/// body of the b–c link.
+fn scenario(duration: &str, core_delay: &str, last_hop: &str) -> String {
     format!(
         r#"
 [simulation]
@@ -50,7 +52,7 @@ name = "c"
 [[link]]
 between = ["a", "b"]
 rate = "10Gbps"
-delay = "5ms"
+delay = "{core_delay}"
 [[link]]
 between = ["b", "c"]
 {last_hop}
@@ -64,6 +66,11 @@ app = {{ kind = "bulk", rate_limit = "500Mbps" }}
 
 const WIRED: &str = "rate = \"1Gbps\"\ndelay = \"5ms\"";
 
+/// The wired bottleneck dropping 1 % of data packets at random, on a 200 µs round trip (with
+/// the a–b link's delay at 50 µs) so that the flow still reaches hundreds of Mbit/s: every
+/// round trip has a loss to recover.
+const LOSSY: &str = "rate = \"1Gbps\"\ndelay = \"50us\"\nforward = { loss = 0.01 }";
+
 /// The radio stack at a steady SINR of 13.15 dB: about 8 % of first attempts fail, so HARQ
 /// retransmits, RLC AM polls and sends STATUS reports all the time.
 const RADIO: &str = r#"kind = "radio"
@@ -72,24 +79,41 @@ delay = "10us"
 channel = { kind = "constant", sinr_db = 13.15 }
 rlc = { mode = "am" }"#;
 
-fn allocations_and_packets(duration: &str, last_hop: &str) -> (u64, u64) {
+/// Allocations during a run, data segments sent and retransmitted.
+fn allocations_and_packets(duration: &str, core_delay: &str, last_hop: &str) -> (u64, u64, u64) {
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let out = run_toml(&scenario(duration, last_hop));
+    let out = run_toml(&scenario(duration, core_delay, last_hop));
     let after = ALLOCATIONS.load(Ordering::Relaxed);
-    (after - before, flow(&out)["segments_sent"].as_u64().unwrap())
+    let flow = flow(&out);
+    (
+        after - before,
+        flow["segments_sent"].as_u64().unwrap(),
+        flow["retransmitted_segments"].as_u64().unwrap(),
+    )
 }
 
 #[test]
 fn doubling_the_packets_does_not_double_the_allocations() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for last_hop in [WIRED, RADIO] {
-        check(last_hop);
+        check("5ms", last_hop);
     }
 }
 
-fn check(last_hop: &str) {
-    let (short_allocs, short_packets) = allocations_and_packets("2s", last_hop);
-    let (long_allocs, long_packets) = allocations_and_packets("4s", last_hop);
+/// With 1 % loss the sender is in SACK recovery and the receiver holds out-of-order data most
+/// of the time; neither allocates per packet once their structures have grown.
+#[test]
+fn loss_recovery_allocates_nothing_per_packet_in_steady_state() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let extra_retransmissions = check("50us", LOSSY);
+    assert!(extra_retransmissions > 500, "only {extra_retransmissions} more retransmissions");
+}
+
+/// Checks that the 4 s run allocates hardly more than the 2 s run; returns how many more
+/// segments it retransmitted.
+fn check(core_delay: &str, last_hop: &str) -> u64 {
+    let (short_allocs, short_packets, short_rtx) = allocations_and_packets("2s", core_delay, last_hop);
+    let (long_allocs, long_packets, long_rtx) = allocations_and_packets("4s", core_delay, last_hop);
     let extra_packets = long_packets - short_packets;
     let extra_allocs = long_allocs.saturating_sub(short_allocs);
     assert!(extra_packets > 80_000, "the longer run moved {extra_packets} more packets");
@@ -97,6 +121,7 @@ fn check(last_hop: &str) {
         extra_allocs < 50,
         "{extra_allocs} more allocations for {extra_packets} more packets (short run: {short_allocs})"
     );
+    long_rtx - short_rtx
 }
 
 /// server a —(10 Gbit/s, 1 ms)— p —(10 Gbit/s, 4 ms)— b —(the radio stack of [`RADIO`], link

@@ -2,16 +2,26 @@
 //!
 //! The sender keeps the SACKed ranges here, the receiver its out-of-order data. Inserting a range
 //! reports only the sub-ranges that were not covered before, so a SACK block repeated on every
-//! ACK costs O(log n), not O(size of the block): the per-ACK cost stays logarithmic even with
-//! 10^5 segments in flight.
+//! ACK costs a lookup, not a walk over the bytes it covers: the per-ACK cost stays logarithmic
+//! even with 10^5 segments in flight.
+//!
+//! The ranges sit in a `VecDeque` sorted by start. Invariants, for consecutive ranges `a`, `b`:
+//! `a.start < a.end < b.start` (non-empty, disjoint and not adjacent: touching ranges are merged),
+//! and `covered` is the sum of their lengths. A lookup is a binary search; the way TCP uses the set
+//! makes the changes cheap at the ends, where they happen: new SACK blocks and out-of-order
+//! segments mostly extend or follow the highest range (`push_back`), the cumulative ACK point
+//! removes from the lowest (`pop_front`), and a range merged with its neighbours is replaced in
+//! place, the absorbed ones drained from the side of the deque nearer to them. Nothing is
+//! allocated once the deque has grown to the largest number of ranges of the run: it keeps its
+//! capacity.
 
 use crate::net::SeqRange;
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
 pub struct IntervalSet {
-    /// start → end, disjoint and non-adjacent.
-    ranges: BTreeMap<u64, u64>,
+    /// Sorted by start; disjoint and non-adjacent.
+    ranges: VecDeque<SeqRange>,
     covered: u64,
 }
 
@@ -36,18 +46,18 @@ impl IntervalSet {
 
     /// The lowest range.
     pub fn first(&self) -> Option<SeqRange> {
-        self.ranges.first_key_value().map(|(&s, &e)| SeqRange::new(s, e))
+        self.ranges.front().copied()
     }
 
     /// The highest covered byte plus one.
     pub fn end(&self) -> Option<u64> {
-        self.ranges.last_key_value().map(|(_, &e)| e)
+        self.ranges.back().map(|r| r.end)
     }
 
     /// The range that contains `seq`, if any.
     pub fn containing(&self, seq: u64) -> Option<SeqRange> {
-        let (&s, &e) = self.ranges.range(..=seq).next_back()?;
-        (seq < e).then(|| SeqRange::new(s, e))
+        let i = self.ranges.partition_point(|r| r.end <= seq);
+        self.ranges.get(i).filter(|r| r.start <= seq).copied()
     }
 
     /// Adds `range`, calling `new_part` for each sub-range that was not covered before, in
@@ -56,76 +66,53 @@ impl IntervalSet {
         if range.is_empty() {
             return;
         }
-        let mut start = range.start;
-        let mut end = range.end;
-        // A range starting at or before `start` that reaches it absorbs the new one's head.
-        if let Some((&s, &e)) = self.ranges.range(..=start).next_back() {
-            if e >= start {
-                if e >= end {
-                    return; // already covered
-                }
-                start = s;
-                self.ranges.remove(&s);
-                self.covered -= e - s;
-                // Bytes [range.start, e) were covered; the new part starts at e.
-                self.absorb_following(start, e, range, &mut end, &mut new_part);
-                return;
-            }
+        // Ranges [first, past) overlap or touch `range`: those before end below its start, those
+        // after start above its end. Above the highest range, both are the length at once.
+        let (first, past) = match self.ranges.back() {
+            Some(last) if last.end < range.start => (self.ranges.len(), self.ranges.len()),
+            _ => (
+                self.ranges.partition_point(|r| r.end < range.start),
+                self.ranges.partition_point(|r| r.start <= range.end),
+            ),
+        };
+        if first == past {
+            new_part(range);
+            self.ranges.insert(first, range);
+            self.covered += range.len();
+            return;
         }
-        self.absorb_following(start, range.start, range, &mut end, &mut new_part);
-    }
-
-    /// Merges the ranges that start within `[range.start, end]` into `[start, end)`, reporting
-    /// the gaps between them (from `cursor` on) as new. Inserts the merged range.
-    fn absorb_following(
-        &mut self,
-        start: u64,
-        mut cursor: u64,
-        range: SeqRange,
-        end: &mut u64,
-        new_part: &mut impl FnMut(SeqRange),
-    ) {
-        loop {
-            let next = self.ranges.range(range.start..).next().map(|(&s, &e)| (s, e));
-            match next {
-                Some((s, e)) if s <= *end => {
-                    if s > cursor {
-                        new_part(SeqRange::new(cursor, s));
-                    }
-                    cursor = cursor.max(e);
-                    *end = (*end).max(e);
-                    self.ranges.remove(&s);
-                    self.covered -= e - s;
-                }
-                _ => break,
+        let mut merged = SeqRange::new(range.start.min(self.ranges[first].start), range.end);
+        let mut cursor = range.start;
+        for r in self.ranges.range(first..past) {
+            if r.start > cursor {
+                new_part(SeqRange::new(cursor, r.start));
             }
+            cursor = cursor.max(r.end);
+            merged.end = merged.end.max(r.end);
+            self.covered -= r.len();
         }
         if cursor < range.end {
             new_part(SeqRange::new(cursor, range.end));
         }
-        self.ranges.insert(start, *end);
-        self.covered += *end - start;
+        self.covered += merged.len();
+        self.ranges[first] = merged;
+        self.ranges.drain(first + 1..past);
     }
 
     /// Forgets everything below `seq` (the cumulative ACK point).
     pub fn remove_below(&mut self, seq: u64) {
-        while let Some((&s, &e)) = self.ranges.first_key_value() {
-            if s >= seq {
+        while let Some(front) = self.ranges.front_mut() {
+            if front.start >= seq {
                 break;
             }
-            self.ranges.remove(&s);
-            self.covered -= e - s;
-            if e > seq {
-                self.ranges.insert(seq, e);
-                self.covered += e - seq;
+            if front.end > seq {
+                self.covered -= seq - front.start;
+                front.start = seq;
                 break;
             }
+            self.covered -= front.len();
+            self.ranges.pop_front();
         }
-    }
-
-    pub fn clear(&mut self) {
-        self.ranges.clear();
-        self.covered = 0;
     }
 }
 
@@ -185,6 +172,21 @@ mod tests {
     }
 
     #[test]
+    fn insert_below_and_between_keeps_the_order() {
+        let mut s = IntervalSet::new();
+        insert_collect(&mut s, r(50, 60));
+        insert_collect(&mut s, r(10, 20));
+        insert_collect(&mut s, r(30, 40));
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.first(), Some(r(10, 20)));
+        assert_eq!(s.containing(35), Some(r(30, 40)));
+        assert_eq!(s.end(), Some(60));
+        // Touching the ranges on both sides merges all three.
+        assert_eq!(insert_collect(&mut s, r(20, 30)), vec![r(20, 30)]);
+        assert_eq!((s.len(), s.first(), s.covered()), (2, Some(r(10, 40)), 40));
+    }
+
+    #[test]
     fn remove_below_trims() {
         let mut s = IntervalSet::new();
         insert_collect(&mut s, r(0, 10));
@@ -194,33 +196,57 @@ mod tests {
         assert_eq!(s.covered(), 5);
     }
 
+    /// The reference model: one flag per byte.
+    struct Bitmap(Vec<bool>);
+
+    impl Bitmap {
+        /// The maximal runs of bytes in `within` whose flag is `value`, in increasing order.
+        fn runs(&self, within: SeqRange, value: bool) -> Vec<SeqRange> {
+            let mut runs: Vec<SeqRange> = Vec::new();
+            for i in within.start..within.end {
+                if self.0[i as usize] != value {
+                    continue;
+                }
+                match runs.last_mut() {
+                    Some(last) if last.end == i => last.end = i + 1,
+                    _ => runs.push(r(i, i + 1)),
+                }
+            }
+            runs
+        }
+    }
+
+    const SPACE: u64 = 300;
+
     proptest! {
-        /// Against a bitmap model: coverage matches, and the reported new parts are exactly the
-        /// bytes that were not covered before, each reported once.
+        /// Against a bitmap model under random inserts and trims: the ranges are exactly the
+        /// model's maximal runs of covered bytes (so disjoint, non-adjacent and sorted), coverage
+        /// and lookups agree, and each insert reports exactly the maximal runs of bytes it newly
+        /// covers, in increasing order.
         #[test]
-        fn matches_bitmap_model(ops in proptest::collection::vec((0u64..200, 0u64..40, any::<bool>()), 1..60)) {
+        fn matches_bitmap_model(ops in proptest::collection::vec((0u64..200, 0u64..40, any::<bool>()), 1..80)) {
             let mut s = IntervalSet::new();
-            let mut model = vec![false; 300];
+            let mut model = Bitmap(vec![false; SPACE as usize]);
+            let everything = r(0, SPACE);
             for (a, len, trim) in ops {
                 if trim {
                     s.remove_below(a);
-                    for b in model.iter_mut().take(a as usize) { *b = false; }
-                    continue;
+                    model.0[..a as usize].fill(false);
+                } else {
+                    let range = r(a, a + len);
+                    let expected = model.runs(range, false);
+                    prop_assert_eq!(insert_collect(&mut s, range), expected);
+                    model.0[a as usize..(a + len) as usize].fill(true);
                 }
-                let mut reported = vec![false; 300];
-                let mut last_end = 0;
-                s.insert(r(a, a + len), |p| {
-                    assert!(p.start >= last_end, "parts in increasing order");
-                    last_end = p.end;
-                    for i in p.start..p.end { assert!(!reported[i as usize]); reported[i as usize] = true; }
-                });
-                for i in a..a + len {
-                    prop_assert_eq!(reported[i as usize], !model[i as usize], "byte {}", i);
-                    model[i as usize] = true;
-                }
-                prop_assert_eq!(s.covered(), model.iter().filter(|&&b| b).count() as u64);
-                for i in 0..300u64 {
-                    prop_assert_eq!(s.containing(i).is_some(), model[i as usize]);
+                let runs = model.runs(everything, true);
+                prop_assert_eq!(s.ranges.iter().copied().collect::<Vec<_>>(), runs.clone());
+                prop_assert_eq!(s.len(), runs.len());
+                prop_assert_eq!(s.first(), runs.first().copied());
+                prop_assert_eq!(s.end(), runs.last().map(|l| l.end));
+                prop_assert_eq!(s.covered(), runs.iter().map(SeqRange::len).sum::<u64>());
+                for i in 0..SPACE {
+                    let run = runs.iter().find(|run| run.start <= i && i < run.end).copied();
+                    prop_assert_eq!(s.containing(i), run, "byte {}", i);
                 }
             }
         }

@@ -14,6 +14,13 @@
 //! ([`TcpReceiver::set_read_limit`]): the window then never reaches beyond the limit, data beyond
 //! it is dropped like data beyond the buffer, and raising the limit announces the reopened window
 //! with a window update.
+//!
+//! Out-of-order data is held as byte ranges in an [`IntervalSet`] (for the SACK blocks and the
+//! window) and, for the one-way delay of each segment, as (start, first transmission) pairs in a
+//! `VecDeque` sorted by start, one per distinct start. Segments above a hole mostly arrive above
+//! everything held (`push_back`) and leave from the front when the hole is filled (`pop_front`);
+//! a retransmission landing between held segments is inserted in place. Both keep their
+//! capacity, so loss recovery allocates nothing per segment once they have grown.
 
 use super::intervals::IntervalSet;
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
@@ -21,7 +28,7 @@ use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
 use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
 use crate::sim::{Duration, SimTime, Timer};
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 /// How many recently received out-of-order positions are remembered to order SACK blocks.
 const RECENT: usize = 8;
@@ -71,8 +78,9 @@ pub struct TcpReceiver {
     rcv_nxt: u64,
     /// Out-of-order data above `rcv_nxt`.
     ooo: IntervalSet,
-    /// The out-of-order segments themselves: start → first transmission time.
-    ooo_segments: BTreeMap<u64, SimTime>,
+    /// The out-of-order segments themselves: (start, first transmission time), sorted by start,
+    /// starts distinct.
+    ooo_segments: VecDeque<(u64, SimTime)>,
     /// Positions of recently received out-of-order segments, most recent first.
     recent: [u64; RECENT],
     n_recent: usize,
@@ -102,7 +110,7 @@ impl TcpReceiver {
             syn_backoff: 0,
             rcv_nxt: 0,
             ooo: IntervalSet::new(),
-            ooo_segments: BTreeMap::new(),
+            ooo_segments: VecDeque::new(),
             recent: [0; RECENT],
             n_recent: 0,
             unacked_segments: 0,
@@ -217,7 +225,10 @@ impl TcpReceiver {
         if new_bytes == 0 {
             self.stats.duplicate_segments += 1;
         } else {
-            self.ooo_segments.entry(seg.start).or_insert(pkt.first_sent_at);
+            let i = self.ooo_segments.partition_point(|&(start, _)| start < seg.start);
+            if self.ooo_segments.get(i).is_none_or(|&(start, _)| start != seg.start) {
+                self.ooo_segments.insert(i, (seg.start, pkt.first_sent_at));
+            }
         }
         self.remember(seg.start);
         self.send_ack(ctx);
@@ -239,11 +250,11 @@ impl TcpReceiver {
         }
         self.ooo.remove_below(self.rcv_nxt);
         self.stats.bytes_delivered += self.rcv_nxt - before;
-        while let Some((&start, &first_sent)) = self.ooo_segments.first_key_value() {
+        while let Some(&(start, first_sent)) = self.ooo_segments.front() {
             if start >= self.rcv_nxt {
                 break;
             }
-            self.ooo_segments.remove(&start);
+            self.ooo_segments.pop_front();
             self.stats.segments_delivered += 1;
             self.stats.owd.record((now - first_sent).as_picos());
         }
@@ -303,6 +314,11 @@ impl TcpReceiver {
 
     fn sack_blocks(&self) -> SackBlocks {
         let mut blocks = SackBlocks::default();
+        if self.ooo.is_empty() {
+            // Nothing is held out of order: no block to report, whatever positions are remembered
+            // (RFC 2018 §3: a block is data received above a hole).
+            return blocks;
+        }
         for &seq in &self.recent[..self.n_recent] {
             if blocks.len() >= self.max_sack_blocks {
                 break;

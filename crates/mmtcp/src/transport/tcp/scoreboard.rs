@@ -24,8 +24,30 @@
 //! path the later data overtook it. Its segment becomes eligible for retransmission again.
 //! Retransmissions are checked in the order they were sent, so this costs O(1) amortised.
 //!
-//! Costs per ACK: O(log n) to find a segment, plus O(1) amortised per segment newly acknowledged,
-//! SACKed, marked lost or retransmitted — never a walk over the window.
+//! The segments sit in a ring buffer (`VecDeque`) in sequence order. Invariants:
+//!
+//! - they are contiguous: the first starts at `una`, each starts where the previous one ends, the
+//!   last ends at `high_data` (segments are never split or merged; a retransmission resends one
+//!   whole);
+//! - the cumulative ACK pops whole segments from the front, new data is pushed at the back;
+//! - the scan pointer `loss_scan` and the retransmission cursor `rtx_cursor` lie on segment
+//!   boundaries in `[una, high_data]`;
+//! - the byte counters equal a recount over the marks (`check_invariants` in the tests).
+//!
+//! Finding a segment by sequence number: when the segments below `seq` all have the stride's
+//! length (the MSS: what bulk senders produce), the one holding `seq` is at index
+//! `(seq − una) / stride`; that guess is checked against the segment found there, and only when
+//! it misses (a shorter segment below, written by an application in small pieces) does a binary
+//! search run. SACK blocks and the cursors of loss recovery use it; the common case does not
+//! look up at all: a cumulative ACK over in-order segments pops from the front, and loss
+//! detection and `NextSeg` return at once when no byte at or above the scan pointer is SACKed and
+//! the retransmission cursor has reached the scan pointer (without loss, both sit at `una`).
+//!
+//! Costs per ACK: O(1) when nothing is SACKed; in recovery, a direct (or, with irregular
+//! segment sizes, logarithmic) lookup per SACK block and cursor, plus O(1) amortised per segment
+//! newly acknowledged, SACKed, marked lost or retransmitted — never a walk over the window.
+//! Nothing allocates once the buffers (segments, SACKed ranges, retransmission order, the
+//! scratch list of a SACK block's new parts) have grown to the run's peak.
 
 use super::intervals::IntervalSet;
 use crate::net::SeqRange;
@@ -112,10 +134,14 @@ impl Acked {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Scoreboard {
     segs: VecDeque<Segment>,
+    /// The usual segment length (the MSS), for finding a segment by sequence number directly.
+    stride: u64,
     sacked_ranges: IntervalSet,
+    /// Scratch: the parts of a SACK block that were not SACKed before.
+    new_parts: Vec<SeqRange>,
     /// Lowest unacknowledged byte (SND.UNA).
     una: u64,
     /// One past the highest byte sent (RFC 6675 HighData, SND.MAX).
@@ -138,8 +164,25 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
-    pub fn new() -> Self {
-        Self::default()
+    /// An empty scoreboard for segments of at most `mss` bytes.
+    pub fn new(mss: u32) -> Self {
+        debug_assert!(mss > 0);
+        Scoreboard {
+            segs: VecDeque::new(),
+            stride: mss as u64,
+            sacked_ranges: IntervalSet::new(),
+            new_parts: Vec::new(),
+            una: 0,
+            high_data: 0,
+            sacked_bytes: 0,
+            lost_bytes: 0,
+            retrans_bytes: 0,
+            reno_sacked_bytes: 0,
+            loss_scan: 0,
+            sacked_below_scan: 0,
+            rtx_cursor: 0,
+            rtx_order: VecDeque::new(),
+        }
     }
 
     pub fn una(&self) -> u64 {
@@ -181,9 +224,21 @@ impl Scoreboard {
         self.segs.front()
     }
 
-    /// Index of the segment containing `seq`, or of the first one above it.
+    /// Index of the segment containing `seq`, or of the first one above it: directly when the
+    /// segments below `seq` have the stride's length, else by binary search (see the module
+    /// header).
     fn index_at(&self, seq: u64) -> usize {
-        self.segs.partition_point(|s| s.end() <= seq)
+        if seq <= self.una {
+            return 0;
+        }
+        if seq >= self.high_data {
+            return self.segs.len();
+        }
+        let guess = ((seq - self.una) / self.stride) as usize;
+        match self.segs.get(guess) {
+            Some(s) if s.start <= seq && seq < s.end() => guess,
+            _ => self.segs.partition_point(|s| s.end() <= seq),
+        }
     }
 
     /// The segment starting at `seq`.
@@ -251,18 +306,9 @@ impl Scoreboard {
         if block.is_empty() {
             return acked;
         }
-        let mut new_parts = [SeqRange::default(); 8];
-        let mut n_parts = 0;
-        let mut overflow: Vec<SeqRange> = Vec::new();
-        self.sacked_ranges.insert(block, |p| {
-            if n_parts < new_parts.len() {
-                new_parts[n_parts] = p;
-                n_parts += 1;
-            } else {
-                overflow.push(p);
-            }
-        });
-        for part in new_parts[..n_parts].iter().chain(overflow.iter()) {
+        let mut new_parts = std::mem::take(&mut self.new_parts);
+        self.sacked_ranges.insert(block, |p| new_parts.push(p));
+        for part in new_parts.drain(..) {
             let mut i = self.index_at(part.start);
             while let Some(seg) = self.segs.get(i).copied() {
                 if seg.start >= part.end {
@@ -276,6 +322,7 @@ impl Scoreboard {
                 i += 1;
             }
         }
+        self.new_parts = new_parts;
         acked
     }
 
@@ -306,6 +353,10 @@ impl Scoreboard {
     /// Runs RFC 6675 `IsLost` forward from the scan pointer: marks unSACKed segments lost while
     /// more than `(dupthresh − 1)·mss` bytes above them are SACKed.
     pub fn detect_losses(&mut self, dupthresh: u32, mss: u32) {
+        if self.sacked_bytes == self.sacked_below_scan {
+            // Nothing SACKed at or above the scan pointer: `IsLost` holds for no segment there.
+            return;
+        }
         let threshold = (dupthresh.saturating_sub(1) as u64) * mss as u64;
         let mut i = self.index_at(self.loss_scan);
         while let Some(seg) = self.segs.get(i).copied() {
@@ -363,6 +414,10 @@ impl Scoreboard {
     /// RFC 6675 `NextSeg()` rule 1: the first segment that is lost, not SACKed and not yet
     /// retransmitted. Returns its start.
     pub fn next_retransmission(&mut self) -> Option<u64> {
+        if self.rtx_cursor >= self.loss_scan {
+            // Only segments below the scan pointer are marked lost.
+            return None;
+        }
         let mut i = self.index_at(self.rtx_cursor);
         while let Some(seg) = self.segs.get(i) {
             if seg.start >= self.loss_scan {
@@ -438,8 +493,13 @@ impl Scoreboard {
         let mut retrans = 0;
         let mut below_scan = 0;
         let mut expect = self.una;
-        for s in &self.segs {
+        let mut boundaries = vec![self.high_data];
+        for (i, s) in self.segs.iter().enumerate() {
             assert_eq!(s.start, expect, "segments are contiguous");
+            boundaries.push(s.start);
+            for seq in [s.start, s.start + s.len as u64 / 2, s.end() - 1] {
+                assert_eq!(self.index_at(seq), i, "direct or searched, the lookup finds the segment");
+            }
             expect = s.end();
             let len = s.len as u64;
             if s.is_sacked() {
@@ -460,6 +520,10 @@ impl Scoreboard {
             }
         }
         assert_eq!(expect, self.high_data);
+        assert_eq!(self.index_at(self.una.saturating_sub(1)), 0);
+        assert_eq!(self.index_at(self.high_data), self.segs.len());
+        assert!(boundaries.contains(&self.loss_scan), "scan pointer on a segment boundary");
+        assert!(boundaries.contains(&self.rtx_cursor), "retransmission cursor on a segment boundary");
         assert_eq!(
             (sacked, lost, retrans, below_scan),
             (self.sacked_bytes, self.lost_bytes, self.retrans_bytes, self.sacked_below_scan)
@@ -475,7 +539,7 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn board(n: u32) -> Scoreboard {
-        let mut b = Scoreboard::new();
+        let mut b = Scoreboard::new(MSS);
         for i in 0..n {
             b.push(MSS, SimTime(i as u64));
         }
@@ -599,6 +663,8 @@ mod tests {
     #[derive(Clone, Debug)]
     enum Op {
         Send(u32),
+        /// A segment shorter than the MSS: lookups above it cannot index directly.
+        SendShort(u32),
         Ack(u64),
         Sack(u64, u64),
         Detect,
@@ -611,6 +677,7 @@ mod tests {
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             (1u32..3).prop_map(Op::Send),
+            (1u32..MSS).prop_map(Op::SendShort),
             (0u64..40).prop_map(Op::Ack),
             (0u64..40, 1u64..8).prop_map(|(a, l)| Op::Sack(a, l)),
             Just(Op::Detect),
@@ -621,24 +688,49 @@ mod tests {
         ]
     }
 
+    /// RFC 6675 `IsLost` by its definition: more than `(3 − 1)·MSS` bytes above `seg` are SACKed.
+    fn is_lost_by_definition(b: &Scoreboard, seg: &Segment) -> bool {
+        let above: u64 =
+            b.segs.iter().filter(|s| s.start > seg.start && s.is_sacked()).map(|s| s.len as u64).sum();
+        above > 2 * MSS as u64
+    }
+
+    /// `NextSeg` rule 1 by its definition: the first segment lost, not SACKed, not retransmitted.
+    fn next_by_definition(b: &Scoreboard) -> Option<u64> {
+        b.segs.iter().find(|s| s.flags & (LOST | SACKED | RETRANS) == LOST).map(|s| s.start)
+    }
+
     proptest! {
-        /// Whatever happens, the incrementally kept counters equal a recount, pipe never
-        /// exceeds outstanding + retransmitted bytes, and a segment is retransmitted only if lost.
+        /// Whatever happens, the incrementally kept counters equal a recount, lookups find the
+        /// segment holding a byte (directly or by search), pipe never exceeds outstanding +
+        /// retransmitted bytes, loss detection and `NextSeg` (with their shortcuts) agree with
+        /// the RFC's definitions, and a segment is retransmitted only if lost.
         #[test]
         fn counters_match_recount(ops in proptest::collection::vec(op(), 1..200)) {
-            let mut b = Scoreboard::new();
+            let mut b = Scoreboard::new(MSS);
             let mut t = 0u64;
             for op in ops {
                 t += 1;
                 match op {
                     Op::Send(n) => for _ in 0..n { b.push(MSS, SimTime(t)); },
+                    Op::SendShort(len) => b.push(len, SimTime(t)),
                     Op::Ack(k) => { let a = b.una() + k / 4 * MSS as u64; b.ack(a.min(b.high_data())); },
                     Op::Sack(a, l) => { let s = b.una() + a * MSS as u64; b.sack(r(s, s + l * MSS as u64)); },
-                    Op::Detect => b.detect_losses(3, MSS),
-                    Op::Retransmit => if let Some(seq) = b.next_retransmission() {
-                        prop_assert!(b.get(seq).unwrap().is_lost());
-                        b.retransmit(seq, SimTime(t));
-                    },
+                    Op::Detect => {
+                        b.detect_losses(3, MSS);
+                        for seg in b.segs.iter().filter(|s| !s.is_sacked()) {
+                            prop_assert!(seg.is_lost() || !is_lost_by_definition(&b, seg), "{:?}", seg);
+                        }
+                    }
+                    Op::Retransmit => {
+                        let expected = next_by_definition(&b);
+                        let next = b.next_retransmission();
+                        prop_assert_eq!(next, expected);
+                        if let Some(seq) = next {
+                            prop_assert!(b.get(seq).unwrap().is_lost());
+                            b.retransmit(seq, SimTime(t));
+                        }
+                    }
                     Op::Timeout => b.on_timeout(),
                     Op::Dupack => b.add_reno_dupack(MSS),
                     Op::LostRetransmissions => { b.detect_lost_retransmissions(3, MSS); }

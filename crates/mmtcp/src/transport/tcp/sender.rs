@@ -112,7 +112,7 @@ impl TcpSender {
             send_buffer: cfg.send_buffer.0,
             hs: Handshake::Closed,
             ca: CaState::Open,
-            sb: Scoreboard::new(),
+            sb: Scoreboard::new(mss),
             app_end: 0,
             rwnd: cfg.receive_buffer.0,
             cc: AnyCc::new(cfg.cc, mss, cfg.initial_window as u64 * mss as u64, &cfg.cubic),
