@@ -290,3 +290,165 @@ fn timers_fire_and_a_control_message_pins_the_senders_window() {
     assert!(goodput < 4e6, "{goodput}");
     assert!(f.sender().pipe() <= 4 * MSS);
 }
+
+// ------------------------------------------------------------------------------------------------
+// Processors that choose the interface a packet leaves by
+
+/// server —core— gw, gw —a1— ap1 —r1— ue and gw —a2— ap2 —r2— ue: two equally short paths; a
+/// NewReno download of 2 MB from server to ue.
+const TWO_APS: &str = r#"
+[simulation]
+duration = "3s"
+[[node]]
+name = "server"
+[[node]]
+name = "gw"
+[[node]]
+name = "ap1"
+[[node]]
+name = "ap2"
+[[node]]
+name = "ue"
+[[link]]
+name = "core"
+between = ["server", "gw"]
+rate = "1Gbps"
+delay = "1ms"
+[[link]]
+name = "a1"
+between = ["gw", "ap1"]
+rate = "1Gbps"
+delay = "1ms"
+[[link]]
+name = "a2"
+between = ["gw", "ap2"]
+rate = "1Gbps"
+delay = "2ms"
+[[link]]
+name = "r1"
+between = ["ap1", "ue"]
+rate = "100Mbps"
+delay = "1ms"
+[[link]]
+name = "r2"
+between = ["ap2", "ue"]
+rate = "100Mbps"
+delay = "1ms"
+[[flow]]
+from = "server"
+to = "ue"
+transport = { cc = "newreno" }
+app = { kind = "bulk", size = "2MB" }
+"#;
+
+/// Sends the flow's data segments out of its node's interfaces `ways`, in turn; lets the rest
+/// pass, counting in `sent[ways.len()]` those toward the receiver (the handshake's).
+struct Sprayer {
+    ways: Vec<DirId>,
+    next: usize,
+    sent: Rc<RefCell<Vec<u64>>>,
+}
+
+impl PacketProcessor for Sprayer {
+    fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
+        if segment(ctx, pkt).is_none() {
+            if ctx.packets.get(pkt).to == Side::Receiver {
+                self.sent.borrow_mut()[self.ways.len()] += 1;
+            }
+            return Verdict::Pass;
+        }
+        let way = self.ways[self.next % self.ways.len()];
+        self.sent.borrow_mut()[self.next % self.ways.len()] += 1;
+        self.next += 1;
+        ctx.send_via(pkt, way);
+        Verdict::Consumed
+    }
+    fn on_timer(&mut self, _: &mut ProcCtx, _: u32) {}
+    fn summary(&self) -> Value {
+        json!({})
+    }
+}
+
+/// Packets sent over the forward direction of the link named `name`.
+fn packets_over(w: &World, name: &str) -> u64 {
+    let link = w.topology().links().iter().find(|l| l.name == name).unwrap();
+    w.dirs()[link.dirs[0].0 as usize].stats().packets_sent
+}
+
+#[test]
+fn a_spraying_processor_alternates_two_interfaces_and_the_flow_completes() {
+    let plain = run(world(TWO_APS));
+    assert_eq!(packets_over(&plain, "r2"), 0, "without the processor all data take the first-listed path");
+
+    let mut w = world(TWO_APS);
+    let gw = w.topology().node("gw").unwrap();
+    let [a1, a2] = ["a1", "a2"].map(|n| w.topology().links().iter().find(|l| l.name == n).unwrap().dirs[0]);
+    assert_eq!(w.topology().interfaces(gw), &[DirId(1), a1, a2], "gw's interfaces: core back, a1, a2");
+    let sent = Rc::new(RefCell::new(vec![0, 0, 0]));
+    w.add_processor(slot(gw.0, Sprayer { ways: vec![a1, a2], next: 0, sent: sent.clone() }));
+    let w = run(w);
+
+    let [via1, via2, passed] = [sent.borrow()[0], sent.borrow()[1], sent.borrow()[2]];
+    assert!(via1 + via2 > 1_300, "every data segment of 2 MB passed the gateway: {via1} + {via2}");
+    assert!(via1 == via2 || via1 == via2 + 1, "alternating: {via1} and {via2}");
+    assert!((1..=2).contains(&passed), "the handshake's packets toward the UE: {passed}");
+    // Each access point forwarded what it got to the UE by the route from there, and nothing
+    // else; the handshake kept the flow's route, through ap1.
+    assert_eq!(packets_over(&w, "a1"), via1 + passed);
+    assert_eq!(packets_over(&w, "a2"), via2);
+    assert_eq!(packets_over(&w, "r1"), via1 + passed);
+    assert_eq!(packets_over(&w, "r2"), via2);
+    // The ACKs kept their route back through ap1.
+    let f = &w.flows()[0];
+    assert_eq!(f.receiver().stats.bytes_delivered, 2_000_000);
+    assert!(f.completed_at().is_some());
+}
+
+#[test]
+#[should_panic(expected = "is not an interface of node")]
+fn sending_through_another_nodes_interface_is_a_processor_bug() {
+    let mut w = world(TWO_APS);
+    let gw = w.topology().node("gw").unwrap();
+    let r1 = w.topology().links().iter().find(|l| l.name == "r1").unwrap().dirs[0];
+    w.add_processor(slot(gw.0, Sprayer { ways: vec![r1], next: 0, sent: Rc::new(RefCell::new(vec![0, 0])) }));
+    run(w);
+}
+
+/// Records which radio direction each link report it receives comes from.
+struct ReportLog {
+    from: Vec<DirId>,
+    seen: Rc<RefCell<Vec<DirId>>>,
+}
+
+impl PacketProcessor for ReportLog {
+    fn on_packet(&mut self, _: &mut ProcCtx, _: PacketId) -> Verdict {
+        Verdict::Pass
+    }
+    fn on_timer(&mut self, _: &mut ProcCtx, _: u32) {}
+    fn reports_from(&self) -> Vec<DirId> {
+        self.from.clone()
+    }
+    fn on_report(&mut self, _: &mut ProcCtx, report: &mmtcp::radio::report::LinkReport) {
+        self.seen.borrow_mut().push(report.dir);
+    }
+    fn summary(&self) -> Value {
+        json!({})
+    }
+}
+
+#[test]
+fn a_processor_receives_the_reports_of_several_radio_links() {
+    let scenario = include_str!("../../../scenarios/lte-and-28ghz.toml").replace("\"5s\"", "\"1s\"");
+    let mut w = world(&scenario);
+    let enb = w.topology().node("enb").unwrap();
+    let down = |name: &str| w.topology().links().iter().find(|l| l.name == name).unwrap().dirs[0];
+    let (lte, mmw) = (down("lte"), down("mmw"));
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    w.add_processor(slot(enb.0, ReportLog { from: vec![lte, mmw], seen: seen.clone() }));
+    let w = run(w);
+    let published = |d: DirId| w.dirs()[d.0 as usize].radio().unwrap().reports_published;
+    let count = |d: DirId| seen.borrow().iter().filter(|&&x| x == d).count() as u64;
+    assert!(published(lte) > 0 && published(mmw) > 0, "{} {}", published(lte), published(mmw));
+    assert_eq!((count(lte), count(mmw)), (published(lte), published(mmw)));
+    assert_eq!(seen.borrow().len() as u64, published(lte) + published(mmw), "no other direction's");
+}

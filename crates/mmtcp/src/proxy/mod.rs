@@ -8,17 +8,21 @@
 //!
 //! - emit packets from its node ([`ProcCtx::send`]; [`ProcCtx::send_first`] puts them ahead of
 //!   the packets waiting in the next hop's queue or RLC buffer — a run of them in the order
-//!   emitted, its tail dropped if the queue has no room);
+//!   emitted, its tail dropped if the queue has no room; [`ProcCtx::send_via`] chooses the
+//!   interface a packet leaves by, e.g. to spray a flow over two access points);
 //! - arm timers ([`ProcCtx::arm`]), which come back as [`PacketProcessor::on_timer`] with the
 //!   token it chose;
 //! - act on a flow's TCP sender ([`Control::PinCwnd`]: a control message of a cross-layer proxy;
 //!   the processor models the message's delay itself);
 //! - read the link directions ([`ProcCtx::dirs`]: an RLC buffer's occupancy and free room).
 //!
-//! Packets a processor emits leave its node by the route to their destination without passing
-//! through the node's processors again. A processor that names a radio link
-//! ([`PacketProcessor::reports_from`]) receives that direction's link reports
-//! ([`PacketProcessor::on_report`]) as the radio publishes them (`[link.radio.report]`).
+//! Packets a processor emits leave its node without passing through the node's processors again:
+//! by the next hop of their flow's route (or, off it, the route from the node to their
+//! destination), or by the interface the processor chose; a packet sent through a chosen
+//! interface takes the route from the next node to its destination from there on. A processor
+//! that names radio directions ([`PacketProcessor::reports_from`], any number of them) receives
+//! their link reports ([`PacketProcessor::on_report`]) as the radio publishes them
+//! (`[link.radio.report]`).
 //!
 //! Processors: [`pep`] (RFC 3135 early-ACK proxy, seed 002's baseline), [`mmpep`] (seed 002
 //! §III), [`bdp`] (seed 001 §III, reactive and proactive, control and split deployments).
@@ -54,6 +58,8 @@ pub struct Emit {
     pub pkt: PacketId,
     /// Ahead of the packets already waiting at the next hop.
     pub first: bool,
+    /// The interface (a direction leaving the node) it leaves by; `None`: its route's next hop.
+    pub via: Option<DirId>,
 }
 
 /// An action on a flow's endpoint, applied by the world at once.
@@ -71,6 +77,8 @@ pub struct ProcCtx<'a> {
     pub packets: &'a mut PacketArena,
     /// Every link direction, indexed by [`DirId`] (read only).
     pub dirs: &'a [AnyDirection],
+    /// The node's interfaces: the directions leaving it, in the order the scenario lists links.
+    pub interfaces: &'a [DirId],
     pub out: &'a mut Vec<Emit>,
     pub timers: &'a mut Vec<(SimTime, u32)>,
     pub controls: &'a mut Vec<Control>,
@@ -79,13 +87,21 @@ pub struct ProcCtx<'a> {
 impl ProcCtx<'_> {
     /// Emits `pkt` from this node, behind what waits at the next hop.
     pub fn send(&mut self, pkt: PacketId) {
-        self.out.push(Emit { pkt, first: false });
+        self.out.push(Emit { pkt, first: false, via: None });
     }
 
     /// Emits `pkt` from this node, ahead of what waits at the next hop and behind the packets
     /// this call already sent first.
     pub fn send_first(&mut self, pkt: PacketId) {
-        self.out.push(Emit { pkt, first: true });
+        self.out.push(Emit { pkt, first: true, via: None });
+    }
+
+    /// Emits `pkt` from this node through interface `dir` (one of [`Self::interfaces`]), behind
+    /// what waits there. The packet leaves its route: from the next node on it takes the route
+    /// from there to its destination.
+    pub fn send_via(&mut self, pkt: PacketId, dir: DirId) {
+        assert!(self.interfaces.contains(&dir), "{dir:?} is not an interface of node {:?}", self.node);
+        self.out.push(Emit { pkt, first: false, via: Some(dir) });
     }
 
     /// Schedules [`PacketProcessor::on_timer`] with `token` at `at` (nothing when `None`, which
@@ -122,12 +138,13 @@ pub trait PacketProcessor {
     /// ones (see [`crate::sim::Timer`]).
     fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32);
 
-    /// The radio direction whose link reports this processor receives.
-    fn reports_from(&self) -> Option<DirId> {
-        None
+    /// The radio directions whose link reports this processor receives (asked once, when it
+    /// joins the world).
+    fn reports_from(&self) -> Vec<DirId> {
+        Vec::new()
     }
 
-    /// A link report from [`Self::reports_from`].
+    /// A link report from one of [`Self::reports_from`] (`report.dir` says which).
     fn on_report(&mut self, _ctx: &mut ProcCtx, _report: &LinkReport) {}
 
     /// Names of the time-series columns this processor adds (the world prefixes them with

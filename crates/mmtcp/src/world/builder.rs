@@ -87,9 +87,12 @@ impl WorldBuilder {
     pub fn build(self) -> World {
         let n_dirs = self.dirs.len();
         let mut chains = vec![Vec::new(); self.topology.nodes()];
+        let mut report_listeners = Vec::new();
         for (i, p) in self.processors.iter().enumerate() {
             chains[p.node.0 as usize].push(i as u32);
+            report_listeners.extend(p.processor.reports_from().into_iter().map(|d| (d, i as u32)));
         }
+        report_listeners.sort_unstable_by_key(|&(d, i): &(DirId, u32)| (d.0, i));
         let (columns, rows) = self.series_shape();
         let names = self.series_columns();
         debug_assert_eq!(names.len(), columns);
@@ -105,6 +108,7 @@ impl WorldBuilder {
             flows: self.flows,
             processors: self.processors,
             chains,
+            report_listeners,
             stop_time: self.stop_time,
             max_events: self.max_events,
             events: 0,

@@ -76,6 +76,26 @@ impl World {
         self.routes.hops(route)[0]
     }
 
+    /// Sends a packet a processor emitted at `node` (not "first"): through the interface it
+    /// chose, or else along its flow's route.
+    pub(super) fn send_emitted(&mut self, now: SimTime, node: NodeId, e: Emit) {
+        match e.via {
+            Some(dir) => {
+                let p = self.packets.get_mut(e.pkt);
+                p.route = RouteId::NONE;
+                p.hop = 0;
+                let size = p.size;
+                if let Err(pkt) = self.dirs[dir.0 as usize].admit(&mut self.queue, now, e.pkt, size) {
+                    self.drop_packet(pkt, dir, DropCause::QueueFull);
+                }
+            }
+            None => {
+                self.place_on_route(node, e.pkt);
+                self.deliver_or_forward(now, node, e.pkt);
+            }
+        }
+    }
+
     /// Puts a packet a processor emitted at `node` on its flow's route for its side, at the hop
     /// that leaves `node`; off any route if `node` is not on it (it then finds its way).
     pub(super) fn place_on_route(&mut self, node: NodeId, pkt: PacketId) {
@@ -100,13 +120,22 @@ impl World {
         let mut queued = std::mem::take(&mut self.run_queued);
         queued.clear();
         for e in run {
-            self.place_on_route(node, e.pkt);
-            let p = self.packets.get(e.pkt);
-            if p.dst == node {
-                self.deliver_local(now, e.pkt);
-                continue;
-            }
-            let dir = self.next_hop(node, e.pkt);
+            let dir = match e.via {
+                Some(dir) => {
+                    let p = self.packets.get_mut(e.pkt);
+                    p.route = RouteId::NONE;
+                    p.hop = 0;
+                    dir
+                }
+                None => {
+                    self.place_on_route(node, e.pkt);
+                    if self.packets.get(e.pkt).dst == node {
+                        self.deliver_local(now, e.pkt);
+                        continue;
+                    }
+                    self.next_hop(node, e.pkt)
+                }
+            };
             let size = self.packets.get(e.pkt).size;
             let slot = match queued.iter().position(|(d, _)| *d == dir) {
                 Some(i) => i,

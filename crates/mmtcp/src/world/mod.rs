@@ -62,6 +62,9 @@ pub struct World {
     /// Packet processors of every node; `chains[node]` lists a node's, in order.
     processors: Vec<ProcessorSlot>,
     chains: Vec<Vec<u32>>,
+    /// Which processors receive which radio direction's reports: (direction, processor index),
+    /// sorted.
+    report_listeners: Vec<(DirId, u32)>,
     stop_time: SimTime,
     max_events: u64,
     events: u64,
@@ -86,7 +89,10 @@ impl World {
     /// not add time-series columns: those are fixed when the world is built.
     pub fn add_processor(&mut self, slot: ProcessorSlot) {
         assert!(slot.processor.columns().is_empty(), "a processor added after the build has no columns");
-        self.chains[slot.node.0 as usize].push(self.processors.len() as u32);
+        let index = self.processors.len() as u32;
+        self.chains[slot.node.0 as usize].push(index);
+        self.report_listeners.extend(slot.processor.reports_from().into_iter().map(|d| (d, index)));
+        self.report_listeners.sort_unstable_by_key(|&(d, i)| (d.0, i));
         self.processors.push(slot);
     }
 

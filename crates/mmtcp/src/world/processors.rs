@@ -24,6 +24,7 @@ impl World {
             node,
             packets: &mut self.packets,
             dirs: &self.dirs,
+            interfaces: self.topology.interfaces(node),
             out: &mut self.proc_out,
             timers: &mut self.proc_timers,
             controls: &mut self.proc_controls,
@@ -47,8 +48,7 @@ impl World {
                 self.forward_first(now, node, &out[i..i + run]);
                 i += run;
             } else {
-                self.place_on_route(node, out[i].pkt);
-                self.deliver_or_forward(now, node, out[i].pkt);
+                self.send_emitted(now, node, out[i]);
                 i += 1;
             }
         }
@@ -77,10 +77,14 @@ impl World {
                 subscriber.on_report(&report);
             }
         }
-        for index in 0..self.processors.len() {
-            if self.processors[index].processor.reports_from() == Some(dir) {
-                self.call_processor(now, index, |p, ctx| p.on_report(ctx, &report));
+        let from = self.report_listeners.partition_point(|&(d, _)| d.0 < dir.0);
+        let mut k = from;
+        while let Some(&(d, index)) = self.report_listeners.get(k) {
+            if d != dir {
+                break;
             }
+            self.call_processor(now, index as usize, |p, ctx| p.on_report(ctx, &report));
+            k += 1;
         }
     }
 

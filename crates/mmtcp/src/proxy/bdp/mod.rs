@@ -338,7 +338,7 @@ mod tests {
         let err = BdpConfig::default().build(&env(&flows, &links, 0)).err().unwrap().to_string();
         assert!(err.contains("kind: a bdp proxy must sit on a node between"), "{err}");
         let proxy = BdpConfig::default().build(&env(&flows, &links, 1)).unwrap();
-        assert_eq!(proxy.reports_from(), Some(DirId(4)), "the named link's downlink");
+        assert_eq!(proxy.reports_from(), vec![DirId(4)], "the named link's downlink");
         assert_eq!(
             proxy.columns(),
             [

@@ -220,8 +220,8 @@ impl PacketProcessor for BdpProxy {
         }
     }
 
-    fn reports_from(&self) -> Option<DirId> {
-        Some(self.report_dir)
+    fn reports_from(&self) -> Vec<DirId> {
+        vec![self.report_dir]
     }
 
     /// The AP sends the report to the proxy; it arrives `report_delay` later.

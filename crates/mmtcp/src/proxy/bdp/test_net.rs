@@ -207,6 +207,7 @@ impl Net {
             node: PROXY,
             packets: &mut self.packets,
             dirs: &[],
+            interfaces: &[],
             out: &mut self.emits,
             timers: &mut self.proxy_timers,
             controls: &mut self.proxy_controls,

@@ -91,6 +91,7 @@ impl Harness {
             node: PROXY,
             packets: &mut self.packets,
             dirs: &self.dirs,
+            interfaces: &[],
             out: &mut self.out,
             timers: &mut self.timers,
             controls: &mut self.controls,
