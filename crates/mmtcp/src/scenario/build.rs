@@ -246,7 +246,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 let harq = Harq::new(&radio.harq);
                 let report = radio.report.clone();
                 let dir = RadioDirection::new(id, from, to, timing, amc.clone(), harq, rlc, report, rng);
-                dirs.push(AnyDirection::Radio(dir));
+                dirs.push(AnyDirection::Radio(Box::new(dir)));
             }
             let bandwidth_hz = radio.bandwidth.hz();
             let mut add = |config, key: &str, targets: Vec<(DirId, u8)>| -> Result<(), InputError> {

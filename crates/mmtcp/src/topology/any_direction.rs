@@ -8,12 +8,14 @@ use crate::net::link::{Direction, DirectionStats};
 use crate::radio::direction::RadioDirection;
 use crate::sim::{EventQueue, SimTime};
 
-// A run holds a handful of directions in one Vec, indexed on every packet: boxing either
-// variant would only add an indirection to the hot path.
+/// A radio direction (about 1.7 kB) is boxed, so that the vector of directions indexed on every
+/// packet keeps wired ones (about 300 B) close together; a radio direction's slot work outweighs
+/// the indirection. (Boxing the wired variant too, as clippy suggests, would put an indirection
+/// on every wired hop.)
 #[allow(clippy::large_enum_variant)]
 pub enum AnyDirection {
     Wired(Direction),
-    Radio(RadioDirection),
+    Radio(Box<RadioDirection>),
 }
 
 impl AnyDirection {
