@@ -27,3 +27,13 @@ impl RouteId {
     /// interface of its choice).
     pub const NONE: RouteId = RouteId(u32::MAX);
 }
+
+/// Index of what a packet carries beyond its header (TCP options, side data) in the packet
+/// arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExtId(pub u32);
+
+impl ExtId {
+    /// The packet carries nothing beyond its header.
+    pub const NONE: ExtId = ExtId(u32::MAX);
+}

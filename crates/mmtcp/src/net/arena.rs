@@ -3,25 +3,41 @@
 //! Freed slots go on a free list and are reused, so once a run has reached its peak number of
 //! packets in flight, creating and destroying packets allocates nothing. `PacketId`s are plain
 //! `u32`s, which keeps events small.
+//!
+//! What only some packets carry — TCP options (SACK blocks, MP-TCP's DSS) and side data (bytes
+//! such as a coded packet's coefficients) — sits in a second vector of extensions, named by the
+//! packet's `ext`, recycled the same way: freed with the packet (side data keeps its buffer for
+//! the next user), copied when the packet is duplicated.
 
-use super::packet::Packet;
-use crate::ids::PacketId;
+use super::packet::{Packet, TcpOptions};
+use crate::ids::{ExtId, PacketId};
+
+/// What a packet carries beyond its header.
+#[derive(Clone, Debug, Default)]
+struct Ext {
+    options: TcpOptions,
+    side: Vec<u8>,
+}
 
 #[derive(Debug, Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<u32>,
+    exts: Vec<Ext>,
+    free_exts: Vec<u32>,
     live: usize,
     peak: usize,
 }
 
 impl PacketArena {
     pub fn with_capacity(n: usize) -> Self {
-        PacketArena { slots: Vec::with_capacity(n), free: Vec::with_capacity(n), live: 0, peak: 0 }
+        PacketArena { slots: Vec::with_capacity(n), free: Vec::with_capacity(n), ..Default::default() }
     }
 
+    /// Stores `packet` (whose `ext` must be [`ExtId::NONE`]) and returns its id.
     #[inline]
     pub fn alloc(&mut self, packet: Packet) -> PacketId {
+        debug_assert_eq!(packet.ext, ExtId::NONE, "extensions are the arena's to give");
         self.live += 1;
         self.peak = self.peak.max(self.live);
         match self.free.pop() {
@@ -37,11 +53,93 @@ impl PacketArena {
         }
     }
 
-    /// Returns the slot to the free list. Using `id` afterwards is a logic error.
+    /// Stores `packet` with TCP `options` (none: the same as [`Self::alloc`]); its size grows by
+    /// the options' bytes.
+    pub fn alloc_with(&mut self, packet: Packet, options: &TcpOptions) -> PacketId {
+        let id = self.alloc(packet);
+        if !options.is_empty() {
+            self.set_options(id, options);
+        }
+        id
+    }
+
+    /// Replaces the TCP options of `id`, adjusting its size by the difference in option bytes.
+    pub fn set_options(&mut self, id: PacketId, options: &TcpOptions) {
+        let old = self.options(id).bytes();
+        let ext = self.ext_of(id);
+        self.exts[ext.0 as usize].options = *options;
+        let p = &mut self.slots[id.0 as usize];
+        p.size = (u32::from(p.size) - old + options.bytes()) as u16;
+    }
+
+    /// The TCP options `id` carries ([`TcpOptions::NONE`] if none).
+    #[inline]
+    pub fn options(&self, id: PacketId) -> &TcpOptions {
+        match self.slots[id.0 as usize].ext {
+            ExtId::NONE => &TcpOptions::NONE,
+            ext => &self.exts[ext.0 as usize].options,
+        }
+    }
+
+    /// The side data `id` carries (empty if none).
+    pub fn side_data(&self, id: PacketId) -> &[u8] {
+        match self.slots[id.0 as usize].ext {
+            ExtId::NONE => &[],
+            ext => &self.exts[ext.0 as usize].side,
+        }
+    }
+
+    /// The side data of `id`, to fill; its buffer is reused from freed packets.
+    pub fn side_data_mut(&mut self, id: PacketId) -> &mut Vec<u8> {
+        let ext = self.ext_of(id);
+        &mut self.exts[ext.0 as usize].side
+    }
+
+    /// The extension of `id`, given one if it has none.
+    fn ext_of(&mut self, id: PacketId) -> ExtId {
+        let current = self.slots[id.0 as usize].ext;
+        if current != ExtId::NONE {
+            return current;
+        }
+        let ext = match self.free_exts.pop() {
+            Some(i) => ExtId(i),
+            None => {
+                self.exts.push(Ext::default());
+                ExtId(u32::try_from(self.exts.len() - 1).expect("fewer than 2^32 extensions"))
+            }
+        };
+        self.slots[id.0 as usize].ext = ext;
+        ext
+    }
+
+    /// A copy of `id` (header, options and side data) under a new id.
+    pub fn duplicate(&mut self, id: PacketId) -> PacketId {
+        let header = Packet { ext: ExtId::NONE, ..self.slots[id.0 as usize] };
+        let copy = self.alloc(header);
+        let ext = self.slots[id.0 as usize].ext;
+        if ext != ExtId::NONE {
+            let (from, to) = (ext.0 as usize, self.ext_of(copy).0 as usize);
+            let side = std::mem::take(&mut self.exts[from].side);
+            self.exts[to].options = self.exts[from].options;
+            self.exts[to].side.clone_from(&side);
+            self.exts[from].side = side;
+        }
+        copy
+    }
+
+    /// Returns the slot (and its extension) to the free lists. Using `id` afterwards is a logic
+    /// error.
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         self.live -= 1;
         self.free.push(id.0);
+        let ext = std::mem::replace(&mut self.slots[id.0 as usize].ext, ExtId::NONE);
+        if ext != ExtId::NONE {
+            let e = &mut self.exts[ext.0 as usize];
+            e.options = TcpOptions::NONE;
+            e.side.clear();
+            self.free_exts.push(ext.0);
+        }
     }
 
     #[inline]
@@ -68,9 +166,16 @@ impl PacketArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::{SackBlocks, SeqRange};
 
     fn pkt(size: u32) -> Packet {
         Packet::for_test(size)
+    }
+
+    fn sack(start: u64, end: u64) -> TcpOptions {
+        let mut sack = SackBlocks::default();
+        sack.push(SeqRange::new(start, end));
+        TcpOptions { sack, dss: None }
     }
 
     #[test]
@@ -92,14 +197,57 @@ mod tests {
         let mut a = PacketArena::with_capacity(0);
         let mut held = Vec::new();
         for i in 0..100 {
-            held.push(a.alloc(pkt(i)));
+            held.push(a.alloc_with(pkt(i), &sack(0, 10)));
         }
         for _ in 0..10_000 {
             let id = held.remove(0);
             a.free(id);
-            held.push(a.alloc(pkt(0)));
+            let id = a.alloc_with(pkt(0), &sack(0, 10));
+            a.side_data_mut(id).extend_from_slice(&[1, 2, 3]);
+            held.push(id);
         }
         assert_eq!(a.slots.len(), 100);
+        assert_eq!(a.exts.len(), 100);
         assert_eq!(a.peak(), 100);
+    }
+
+    #[test]
+    fn options_add_their_bytes_and_leave_with_the_packet() {
+        let mut a = PacketArena::with_capacity(4);
+        let plain = a.alloc_with(pkt(52), &TcpOptions::NONE);
+        assert_eq!(a.get(plain).ext, ExtId::NONE, "no options: no extension");
+        assert_eq!(a.options(plain), &TcpOptions::NONE);
+        let with = a.alloc_with(pkt(52), &sack(100, 200));
+        assert_eq!(a.get(with).size, 52 + 12);
+        assert_eq!(a.options(with).sack.as_slice(), &[SeqRange::new(100, 200)]);
+        a.set_options(with, &TcpOptions::NONE);
+        assert_eq!(a.get(with).size, 52, "replacing the options adjusts the size");
+        a.set_options(with, &sack(1, 2));
+        a.free(with);
+        let reused = a.alloc(pkt(52));
+        assert_eq!(a.options(reused), &TcpOptions::NONE, "the next packet in the slot has none");
+        let next = a.alloc_with(pkt(52), &TcpOptions::NONE);
+        a.side_data_mut(next).push(7);
+        assert_eq!(a.side_data(next), &[7], "the freed extension is reused, cleared");
+        assert_eq!(a.exts.len(), 1);
+    }
+
+    #[test]
+    fn a_duplicate_carries_its_own_copy_of_options_and_side_data() {
+        let mut a = PacketArena::with_capacity(4);
+        let original = a.alloc_with(pkt(60), &sack(5, 9));
+        a.side_data_mut(original).extend_from_slice(&[4, 5, 6]);
+        let copy = a.duplicate(original);
+        assert_ne!(copy, original);
+        assert_ne!(a.get(copy).ext, a.get(original).ext);
+        assert_eq!(a.get(copy).size, a.get(original).size);
+        assert_eq!(a.options(copy), a.options(original));
+        a.side_data_mut(original).push(7);
+        assert_eq!(a.side_data(copy), &[4, 5, 6], "changing one leaves the other");
+        a.free(original);
+        assert_eq!(a.side_data(copy), &[4, 5, 6]);
+        let plain = a.alloc(pkt(52));
+        let plain_copy = a.duplicate(plain);
+        assert_eq!(a.get(plain_copy).ext, ExtId::NONE);
     }
 }

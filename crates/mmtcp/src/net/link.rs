@@ -222,7 +222,7 @@ impl Direction {
         }
         self.account(now);
         if let Some((pkt, size)) = self.queue.pop() {
-            debug_assert_eq!(arena.get(pkt).size, size);
+            debug_assert_eq!(arena.get(pkt).size(), size);
             self.start(q, now, pkt, size);
         }
     }
@@ -250,8 +250,7 @@ impl Direction {
             dropped = Some(done.pkt);
         } else {
             if self.rng.bernoulli(self.impairments.duplicate) {
-                let copy = *arena.get(done.pkt);
-                let dup = arena.alloc(copy);
+                let dup = arena.duplicate(done.pkt);
                 self.enter_pipe(q, now + self.delay, dup);
             }
             if self.rng.bernoulli(self.impairments.reorder) {

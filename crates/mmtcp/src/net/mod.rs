@@ -6,4 +6,7 @@ pub mod packet;
 pub mod queue;
 
 pub use arena::PacketArena;
-pub use packet::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TCP_IP_HEADER_BYTES};
+pub use packet::{
+    Dss, DssMapping, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, MAX_WINDOW,
+    TCP_IP_HEADER_BYTES,
+};

@@ -3,17 +3,25 @@
 //! A packet is an IP datagram carrying one TCP segment. Sequence numbers are absolute 64-bit byte
 //! offsets from the start of the connection: a simulation never wraps, so there is no modular
 //! arithmetic and no PAWS (a documented simplification; wire formats keep 32 bits). The size on
-//! the wire is the TCP payload plus [`TCP_IP_HEADER_BYTES`] plus SACK option bytes; link-layer
-//! framing is not counted.
+//! the wire is the TCP payload plus [`TCP_IP_HEADER_BYTES`] plus the bytes of the TCP options it
+//! carries (SACK, MP-TCP); link-layer framing is not counted.
+//!
+//! Layout: a [`Packet`] is one 64-byte cache line holding everything forwarding reads
+//! (destination, route, hop, size, flow) and everything a TCP endpoint reads of a segment
+//! without options (sequence and acknowledgement numbers, window, length, flags, send times).
+//! What only some packets carry — SACK blocks, MP-TCP's data-sequence signal, side data such as
+//! coding coefficients — lives beside it in the arena ([`super::arena`]), named by the packet's
+//! `ext` handle, so that a data packet's path never touches it. Fields are as narrow as their
+//! range allows: an IPv4 datagram's size and a segment's length fit 16 bits (MSS ≤ 65 483 B), a
+//! window with scaling 30 bits (RFC 7323 §2.3), a route's hop count 8 bits.
 
-use crate::ids::{FlowId, NodeId, RouteId};
+use crate::ids::{ExtId, FlowId, NodeId, RouteId};
 use crate::sim::SimTime;
 
 /// IPv4 (20) + TCP (20) + timestamp option (12, padded), as on a Linux connection: an MSS of 1448
 /// bytes then fills a 1500-byte MTU.
 pub const TCP_IP_HEADER_BYTES: u32 = 52;
-/// SACK option: kind and length (2 bytes) plus 8 bytes per block, padded to 4 with two NOPs.
-pub const SACK_OPTION_BASE_BYTES: u32 = 4;
+/// Bytes per SACK block (RFC 2018 §3).
 pub const SACK_BLOCK_BYTES: u32 = 8;
 /// At most four blocks fit into TCP option space; three when timestamps are on (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 4;
@@ -84,56 +92,117 @@ impl SackBlocks {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-    /// Bytes this option adds to the TCP header.
-    pub fn option_bytes(&self) -> u32 {
-        if self.len == 0 {
-            0
-        } else {
-            SACK_OPTION_BASE_BYTES + SACK_BLOCK_BYTES * self.len as u32
-        }
-    }
 }
 
-/// The TCP header fields the model uses.
-#[derive(Clone, Copy, Debug, Default)]
+/// The TCP header fields the model uses (its options are [`TcpOptions`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpHeader {
     /// First byte of payload (or the SYN's sequence number).
     pub seq: u64,
-    /// Payload length in bytes.
-    pub len: u32,
     /// Cumulative acknowledgement: next byte expected.
     pub ack: u64,
-    /// Advertised receive window in bytes (window scaling is implied).
-    pub window: u64,
+    /// Advertised receive window in bytes (window scaling is implied; at most 2^30, RFC 7323
+    /// §2.3).
+    pub window: u32,
+    /// Payload length in bytes.
+    pub len: u16,
     pub flags: TcpFlags,
-    pub sack: SackBlocks,
 }
 
-/// One packet in flight.
+/// The largest window TCP can advertise with window scaling (RFC 7323 §2.3): 2^30 bytes.
+pub const MAX_WINDOW: u64 = 1 << 30;
+
+/// MP-TCP's data-sequence signal (DSS option, RFC 8684 §3.3), and the subflow of its connection a
+/// packet travels on (which the real protocol tells by the 4-tuple).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dss {
+    pub subflow: u8,
+    /// The data-sequence mapping: subflow bytes `ssn .. ssn + len` carry the connection's bytes
+    /// `dsn .. dsn + len` (RFC 8684 §3.3.1).
+    pub mapping: Option<DssMapping>,
+    /// DATA_ACK: the next connection-level byte the receiver expects (RFC 8684 §3.3.2).
+    pub data_ack: Option<u64>,
+}
+
+/// A data-sequence mapping (RFC 8684 §3.3.1), with 64-bit sequence numbers as everywhere here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DssMapping {
+    /// Data sequence number: the connection-level offset of the first byte.
+    pub dsn: u64,
+    /// Subflow sequence number of the first byte.
+    pub ssn: u64,
+    /// Data-level length in bytes.
+    pub len: u16,
+}
+
+impl Dss {
+    /// Bytes of the DSS option before padding (RFC 8684 §3.3, Figure 9): kind, length, subtype
+    /// and flags (4); the DATA_ACK (8, the 8-octet form); the mapping: DSN (8), subflow sequence
+    /// number (4), data-level length (2). No DSS checksum (optional in RFC 8684 §3.3).
+    fn raw_bytes(&self) -> u32 {
+        4 + if self.data_ack.is_some() { 8 } else { 0 } + if self.mapping.is_some() { 14 } else { 0 }
+    }
+}
+
+/// The TCP options a packet may carry beyond what every segment has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpOptions {
+    pub sack: SackBlocks,
+    pub dss: Option<Dss>,
+}
+
+impl TcpOptions {
+    /// No options.
+    pub const NONE: TcpOptions = TcpOptions {
+        sack: SackBlocks { len: 0, blocks: [SeqRange { start: 0, end: 0 }; MAX_SACK_BLOCKS] },
+        dss: None,
+    };
+
+    pub fn is_empty(&self) -> bool {
+        self.sack.is_empty() && self.dss.is_none()
+    }
+
+    /// Bytes the options add to the TCP header, padded to a multiple of 4 (RFC 9293 §3.1). With
+    /// SACK alone: two NOPs, kind and length, 8 bytes per block (RFC 2018 §3).
+    pub fn bytes(&self) -> u32 {
+        let sack = if self.sack.is_empty() { 0 } else { 2 + SACK_BLOCK_BYTES * self.sack.len() as u32 };
+        let dss = self.dss.map_or(0, |d| d.raw_bytes());
+        (sack + dss).div_ceil(4) * 4
+    }
+}
+
+/// One packet in flight: one cache line (see the module documentation).
+#[repr(C, align(64))]
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
-    pub flow: FlowId,
-    pub src: NodeId,
     pub dst: NodeId,
-    /// The flow end this packet is addressed to.
-    pub to: Side,
-    /// Bytes on the wire (IP datagram).
-    pub size: u32,
     /// The route the packet follows, and the index of the next direction to take on it.
     pub route: RouteId,
-    pub hop: u16,
-    pub tcp: TcpHeader,
+    pub flow: FlowId,
+    pub src: NodeId,
+    /// What it carries beyond the header (options, side data) in the arena; [`ExtId::NONE`]:
+    /// nothing.
+    pub ext: ExtId,
+    /// Bytes on the wire (IP datagram, ≤ 65 535).
+    pub size: u16,
+    pub hop: u8,
+    /// The flow end this packet is addressed to.
+    pub to: Side,
     /// When this copy left the sending host.
     pub sent_at: SimTime,
     /// When these bytes were first transmitted (equal to `sent_at` unless a retransmission);
     /// the receiver uses it for the one-way delay of delivered data.
     pub first_sent_at: SimTime,
+    pub tcp: TcpHeader,
 }
 
+const _: () = assert!(std::mem::size_of::<Packet>() == 64);
+
 impl Packet {
-    /// A packet of `flow` from `src` to `dst`, addressed to the flow end `to`, carrying `tcp`:
-    /// its size is the payload plus [`TCP_IP_HEADER_BYTES`] plus the SACK option. It has no
-    /// route until the world puts it on one.
+    /// A packet of `flow` from `src` to `dst`, addressed to the flow end `to`, carrying `tcp`
+    /// without options: its size is the payload plus [`TCP_IP_HEADER_BYTES`]. It has no route
+    /// until the world puts it on one; the arena adds options ([`super::PacketArena::alloc_with`]).
     pub fn new(
         flow: FlowId,
         (src, dst): (NodeId, NodeId),
@@ -142,16 +211,17 @@ impl Packet {
         (sent_at, first_sent_at): (SimTime, SimTime),
     ) -> Packet {
         Packet {
+            dst,
+            route: RouteId::NONE,
             flow,
             src,
-            dst,
-            to,
-            size: TCP_IP_HEADER_BYTES + tcp.len + tcp.sack.option_bytes(),
-            route: RouteId::NONE,
+            ext: ExtId::NONE,
+            size: (TCP_IP_HEADER_BYTES + u32::from(tcp.len)) as u16,
             hop: 0,
-            tcp,
+            to,
             sent_at,
             first_sent_at,
+            tcp,
         }
     }
 
@@ -159,13 +229,47 @@ impl Packet {
         self.tcp.len > 0
     }
 
+    /// Bytes on the wire.
+    pub fn size(&self) -> u32 {
+        u32::from(self.size)
+    }
+
     /// A packet of `size` bytes from node 0 to node 1, for tests of the network layer.
     #[cfg(test)]
     pub fn for_test(size: u32) -> Packet {
         let t = SimTime::ZERO;
-        Packet {
-            size,
-            ..Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, TcpHeader::default(), (t, t))
-        }
+        let p = Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, TcpHeader::default(), (t, t));
+        Packet { size: size as u16, ..p }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_forwarding_and_tcp_read_sits_in_the_first_cache_line() {
+        assert_eq!(std::mem::size_of::<Packet>(), 64);
+        assert_eq!(std::mem::align_of::<Packet>(), 64);
+        assert!(std::mem::offset_of!(Packet, tcp) + std::mem::size_of::<TcpHeader>() <= 64);
+    }
+
+    #[test]
+    fn option_bytes_follow_the_rfcs() {
+        let mut o = TcpOptions::default();
+        assert_eq!(o.bytes(), 0);
+        o.sack.push(SeqRange::new(10, 20));
+        assert_eq!(o.bytes(), 12, "NOP NOP kind len + one block");
+        o.sack.push(SeqRange::new(30, 40));
+        o.sack.push(SeqRange::new(50, 60));
+        assert_eq!(o.bytes(), 28, "three blocks, as with timestamps (RFC 2018 §3)");
+        let mapping = DssMapping { dsn: 1, ssn: 2, len: 1448 };
+        let dss = Dss { subflow: 1, mapping: Some(mapping), data_ack: Some(9) };
+        assert_eq!(TcpOptions { dss: Some(dss), ..TcpOptions::default() }.bytes(), 28, "26 padded");
+        let ack_only = Dss { data_ack: Some(9), ..dss };
+        let ack_only = Dss { mapping: None, ..ack_only };
+        assert_eq!(TcpOptions { dss: Some(ack_only), ..TcpOptions::default() }.bytes(), 12);
+        assert_eq!(TcpOptions { dss: Some(dss), ..o }.bytes(), 52, "26 + 26 bytes");
+        assert!(TcpOptions::NONE.is_empty() && TcpOptions::NONE == TcpOptions::default());
     }
 }

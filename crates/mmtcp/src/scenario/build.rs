@@ -487,11 +487,11 @@ fn flow_routes(
             }
         };
         for (key, route) in [("path", &path), ("ack_path", &ack)] {
-            if route.len() > usize::from(u16::MAX) {
+            if route.len() > usize::from(u8::MAX) {
                 return Err(InputError::new(
                     file,
                     format!("flow[{i}].{key}"),
-                    format!("{} hops; a route has at most {}", route.len(), u16::MAX),
+                    format!("{} hops; a route has at most {}", route.len(), u8::MAX),
                 ));
             }
         }

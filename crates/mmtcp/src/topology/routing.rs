@@ -49,7 +49,7 @@ impl RouteTable {
 
     /// Hop `hop` of `route`: `None` past its end or for [`RouteId::NONE`].
     #[inline]
-    pub fn hop(&self, route: RouteId, hop: u16) -> Option<DirId> {
+    pub fn hop(&self, route: RouteId, hop: u8) -> Option<DirId> {
         let &(start, len) = self.spans.get(route.0 as usize)?;
         (u32::from(hop) < len).then(|| self.hops[(start + u32::from(hop)) as usize])
     }

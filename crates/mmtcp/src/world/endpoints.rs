@@ -12,13 +12,13 @@ impl World {
     /// Hands a packet addressed to this node to its flow's receiver (data) or sender (ACKs).
     pub(super) fn deliver_local(&mut self, now: SimTime, pkt: PacketId) {
         let packet = *self.packets.get(pkt);
-        self.packets.free(pkt);
         let f = packet.flow.0 as usize;
-        let flow = &mut self.flows[f];
-        let mut ctx =
-            TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
         match packet.to {
             Side::Receiver => {
+                self.packets.free(pkt);
+                let flow = &mut self.flows[f];
+                let mut ctx =
+                    TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
                 flow.receiver.on_packet(&mut ctx, &packet);
                 if flow.completed_at.is_none()
                     && flow.total.is_some_and(|t| flow.receiver.stats.bytes_delivered >= t)
@@ -27,7 +27,13 @@ impl World {
                 }
             }
             Side::Sender => {
-                flow.sender.on_packet(&mut ctx, &packet);
+                // The options outlive the packet (SACK blocks, MP-TCP).
+                let options = *self.packets.options(pkt);
+                self.packets.free(pkt);
+                let flow = &mut self.flows[f];
+                let mut ctx =
+                    TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+                flow.sender.on_packet(&mut ctx, &packet, &options);
                 self.app_write(now, f);
             }
         }

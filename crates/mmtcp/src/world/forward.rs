@@ -51,7 +51,7 @@ impl World {
     /// Sends `pkt` from `node` to the next hop of its route.
     pub(super) fn forward(&mut self, now: SimTime, node: NodeId, pkt: PacketId) {
         let dir = self.next_hop(node, pkt);
-        let size = self.packets.get(pkt).size;
+        let size = self.packets.get(pkt).size();
         if let Err(pkt) = self.dirs[dir.0 as usize].admit(&mut self.queue, now, pkt, size) {
             self.drop_packet(pkt, dir, DropCause::QueueFull);
         }
@@ -84,7 +84,7 @@ impl World {
                 let p = self.packets.get_mut(e.pkt);
                 p.route = RouteId::NONE;
                 p.hop = 0;
-                let size = p.size;
+                let size = p.size();
                 if let Err(pkt) = self.dirs[dir.0 as usize].admit(&mut self.queue, now, e.pkt, size) {
                     self.drop_packet(pkt, dir, DropCause::QueueFull);
                 }
@@ -104,7 +104,7 @@ impl World {
         match self.routes.hops(route).iter().position(|&d| self.topology.from(d) == node) {
             Some(hop) => {
                 p.route = route;
-                p.hop = hop as u16;
+                p.hop = hop as u8;
             }
             None => {
                 p.route = RouteId::NONE;
@@ -136,7 +136,7 @@ impl World {
                     self.next_hop(node, e.pkt)
                 }
             };
-            let size = self.packets.get(e.pkt).size;
+            let size = self.packets.get(e.pkt).size();
             let slot = match queued.iter().position(|(d, _)| *d == dir) {
                 Some(i) => i,
                 None => {

@@ -56,7 +56,9 @@ impl ControlDeployment {
         let f = pkt.flow.0 as usize;
         self.seen[f] = true;
         match pkt.to {
-            Side::Receiver if pkt.is_data() => self.probes[f].on_data(now, pkt.tcp.seq, pkt.tcp.len),
+            Side::Receiver if pkt.is_data() => {
+                self.probes[f].on_data(now, pkt.tcp.seq, u32::from(pkt.tcp.len))
+            }
             Side::Sender if pkt.tcp.flags.contains(TcpFlags::ACK) => {
                 self.probes[f].on_ack(now, pkt.tcp.ack);
             }

@@ -115,6 +115,7 @@ impl SplitDeployment {
     /// A packet of the flow reached the proxy: the inner endpoint it is addressed to takes it.
     pub fn on_packet(&mut self, ctx: &mut ProcCtx, id: PacketId) -> Verdict {
         let pkt = *ctx.packets.get(id);
+        let options = *ctx.packets.options(id);
         let f = pkt.flow.0 as usize;
         if self.flows[f].is_none() {
             let syn = pkt.tcp.flags.contains(TcpFlags::SYN) && !pkt.tcp.flags.contains(TcpFlags::ACK);
@@ -127,7 +128,7 @@ impl SplitDeployment {
         }
         self.drive(ctx, f, |flow, tcx| match pkt.to {
             Side::Receiver => flow.rx.on_packet(tcx, &pkt),
-            Side::Sender => flow.tx.on_packet(tcx, &pkt),
+            Side::Sender => flow.tx.on_packet(tcx, &pkt, &options),
         });
         ctx.packets.free(id);
         Verdict::Consumed

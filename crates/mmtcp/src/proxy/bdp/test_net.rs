@@ -168,8 +168,9 @@ impl Net {
             PROXY => self.with_proxy(|p, ctx| Some((p.on_packet(ctx, id), id))),
             SERVER => {
                 assert_eq!(pkt.to, Side::Sender, "data reached the server");
+                let options = *self.packets.options(id);
                 self.packets.free(id);
-                self.with_server(|tx, tcx| tx.on_packet(tcx, &pkt));
+                self.with_server(|tx, tcx| tx.on_packet(tcx, &pkt, &options));
             }
             _ => {
                 assert_eq!(pkt.to, Side::Receiver, "an ACK reached the UE");
@@ -223,7 +224,11 @@ impl Net {
         for e in emits {
             let p = self.packets.get(e.pkt);
             if p.dst == SERVER {
-                self.to_server.push(ToServer { ack: p.tcp.ack, window: p.tcp.window, relay_edge: edge });
+                self.to_server.push(ToServer {
+                    ack: p.tcp.ack,
+                    window: u64::from(p.tcp.window),
+                    relay_edge: edge,
+                });
             }
             self.transmit(PROXY, e.pkt);
         }

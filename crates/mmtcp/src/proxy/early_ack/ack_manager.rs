@@ -48,7 +48,7 @@
 use super::cache::{FlowCache, Repair, Segment};
 use super::params::CacheParams;
 use crate::ids::{FlowId, PacketId};
-use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
+use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, MAX_WINDOW};
 use crate::proxy::env::FlowInfo;
 use crate::proxy::{ProcCtx, Verdict};
 use crate::sim::{Duration, Fired, SimTime};
@@ -146,10 +146,10 @@ impl AckManager {
         };
         if pkt.tcp.flags.contains(TcpFlags::SYN) {
             if pkt.to == Side::Sender {
-                f.mobile_edge = f.mobile_edge.max(pkt.tcp.window);
+                f.mobile_edge = f.mobile_edge.max(u64::from(pkt.tcp.window));
                 // §III-A flow control from the first window the server hears.
-                let window = pkt.tcp.window.min(self.p.cache - f.cached);
-                ctx.packets.get_mut(id).tcp.window = window;
+                let window = u64::from(pkt.tcp.window).min(self.p.cache - f.cached);
+                ctx.packets.get_mut(id).tcp.window = window as u32;
                 f.last_window = window;
                 self.stats.handshake_windows += 1;
             }
@@ -162,14 +162,15 @@ impl AckManager {
             }
             Side::Sender if !pkt.is_data() && f.seen_data => {
                 let flow = pkt.flow.0 as usize;
+                let sack = ctx.packets.options(id).sack;
                 ctx.packets.free(id);
                 self.stats.acks_consumed += 1;
-                let dupack = self.on_mobile_ack(ctx, flow, &pkt);
+                let dupack = self.on_mobile_ack(ctx, flow, &pkt, &sack);
                 self.release(ctx);
                 (Verdict::Consumed, dupack)
             }
             Side::Sender if !pkt.is_data() => {
-                f.mobile_edge = f.mobile_edge.max(pkt.tcp.ack + pkt.tcp.window);
+                f.mobile_edge = f.mobile_edge.max(pkt.tcp.ack + u64::from(pkt.tcp.window));
                 self.stats.acks_passed += 1;
                 (Verdict::Pass, None)
             }
@@ -180,7 +181,7 @@ impl AckManager {
     fn on_data(&mut self, ctx: &mut ProcCtx, flow: usize, id: PacketId, pkt: &Packet) -> Verdict {
         let f = &mut self.flows[flow];
         self.stats.data_segments += 1;
-        let seg = SeqRange::new(pkt.tcp.seq, pkt.tcp.seq + pkt.tcp.len as u64);
+        let seg = SeqRange::new(pkt.tcp.seq, pkt.tcp.seq + u64::from(pkt.tcp.len));
         f.seen_data = true;
         f.high_rx = f.high_rx.max(seg.end);
         if seg.end <= f.ack_point || f.above.covers(seg) {
@@ -202,7 +203,7 @@ impl AckManager {
             at,
             Segment {
                 seq: seg.start,
-                len: pkt.tcp.len,
+                len: u32::from(pkt.tcp.len),
                 first_sent_at: pkt.first_sent_at,
                 sent_at: ctx.now,
                 retransmitted: false,
@@ -363,13 +364,20 @@ impl AckManager {
         }
     }
 
-    fn on_mobile_ack(&mut self, ctx: &mut ProcCtx, flow: usize, pkt: &Packet) -> Option<DupAck> {
+    /// The mobile's ACK `pkt` (consumed already) with its SACK blocks `sack`.
+    fn on_mobile_ack(
+        &mut self,
+        ctx: &mut ProcCtx,
+        flow: usize,
+        pkt: &Packet,
+        sack: &SackBlocks,
+    ) -> Option<DupAck> {
         let f = &mut self.flows[flow];
         let ack = pkt.tcp.ack;
         if ack > f.high_rx || ack < f.una {
             return None; // acknowledges data never forwarded, or older than what we know
         }
-        f.mobile_edge = f.mobile_edge.max(ack + pkt.tcp.window);
+        f.mobile_edge = f.mobile_edge.max(ack + u64::from(pkt.tcp.window));
         let advanced = ack > f.una;
         if advanced {
             let mut newest_clean_send = None;
@@ -412,14 +420,14 @@ impl AckManager {
             }
         }
         let mut newly_sacked = 0;
-        for b in pkt.tcp.sack.as_slice() {
+        for b in sack.as_slice() {
             let (start, end) = (b.start.max(f.una), b.end.min(f.high_rx));
             if start < end {
                 newly_sacked += f.sacked.insert(SeqRange::new(start, end));
             }
         }
         let mut dupack = None;
-        if !advanced && f.high_rx > f.una && (pkt.tcp.sack.is_empty() || newly_sacked > 0) {
+        if !advanced && f.high_rx > f.una && (sack.is_empty() || newly_sacked > 0) {
             f.dupacks += 1;
             self.stats.duplicate_acks += 1;
             if f.dupacks >= self.p.dupthresh {
@@ -447,22 +455,19 @@ impl AckManager {
             && edge >= last_edge + self.p.window_update
     }
 
-    /// Sends the server an ACK of everything the proxy holds, with the free cache as window.
+    /// Sends the server an ACK of everything the proxy holds, with the free cache as window (at
+    /// most the largest TCP can advertise, RFC 7323 §2.3).
     fn send_ack(&mut self, ctx: &mut ProcCtx, flow: usize) {
         let f = &mut self.flows[flow];
-        let window = self.p.cache - f.cached;
+        let window = (self.p.cache - f.cached).min(MAX_WINDOW);
         let mut sack = SackBlocks::default();
         for &r in f.above.as_slice().iter().take(f.max_sack_blocks) {
             sack.push(r);
         }
-        let tcp = TcpHeader { ack: f.ack_point, window, flags: TcpFlags::ACK, sack, ..Default::default() };
-        let id = ctx.packets.alloc(Packet::new(
-            f.flow,
-            (f.mobile, f.server),
-            Side::Sender,
-            tcp,
-            (ctx.now, ctx.now),
-        ));
+        let tcp =
+            TcpHeader { ack: f.ack_point, window: window as u32, flags: TcpFlags::ACK, ..Default::default() };
+        let packet = Packet::new(f.flow, (f.mobile, f.server), Side::Sender, tcp, (ctx.now, ctx.now));
+        let id = ctx.packets.alloc_with(packet, &TcpOptions { sack, dss: None });
         ctx.send(id);
         f.last_ack = f.ack_point;
         f.last_window = window;
@@ -583,7 +588,7 @@ impl AckManager {
         s.retransmitted = true;
         s.sent_at = ctx.now;
         s.rtx_waiting = self.p.hold.rlc.is_some();
-        let tcp = TcpHeader { seq: s.seq, len: s.len, flags: TcpFlags::ACK, ..Default::default() };
+        let tcp = TcpHeader { seq: s.seq, len: s.len as u16, flags: TcpFlags::ACK, ..Default::default() };
         let times = (ctx.now, s.first_sent_at);
         let id = ctx.packets.alloc(Packet::new(f.flow, (f.server, f.mobile), Side::Receiver, tcp, times));
         if self.p.hold.rlc.is_some() {
@@ -696,8 +701,8 @@ mod tests {
         assert_eq!((ack.src, ack.dst, ack.to), (MOBILE, SERVER, Side::Sender));
         assert_eq!(ack.tcp.flags, TcpFlags::ACK);
         assert_eq!(ack.tcp.ack, MSS);
-        assert_eq!(ack.tcp.window, 9 * MSS, "the free cache");
-        assert_eq!(ack.size, TCP_IP_HEADER_BYTES);
+        assert_eq!(u64::from(ack.tcp.window), 9 * MSS, "the free cache");
+        assert_eq!(ack.size(), TCP_IP_HEADER_BYTES);
         assert_eq!(p.0.stats.cache_bytes, MSS);
         assert_eq!(h.timers.len(), 1, "the retransmission timer runs");
         assert_eq!(h.last_timer(), SimTime::ZERO + DEFAULT_INITIAL_RTO.0);
@@ -711,15 +716,16 @@ mod tests {
             let id = h.data(k);
             h.packet(&mut p, id);
         }
-        let acks = to_server(&h.take());
-        assert_eq!(acks[2].tcp.ack, MSS, "byte 1000 has not arrived");
-        assert_eq!(acks[2].tcp.sack.as_slice(), &[SeqRange::new(2 * MSS, 4 * MSS)]);
-        assert_eq!(acks[2].tcp.window, 7 * MSS);
+        let acks = to_server_with_sack(&h.take_with_sack());
+        assert_eq!(acks[2].0.tcp.ack, MSS, "byte 1000 has not arrived");
+        assert_eq!(acks[2].1.as_slice(), &[SeqRange::new(2 * MSS, 4 * MSS)]);
+        assert_eq!(acks[2].0.size(), TCP_IP_HEADER_BYTES + 12, "with the SACK option");
+        assert_eq!(u64::from(acks[2].0.tcp.window), 7 * MSS);
         let id = h.data(1);
         h.packet(&mut p, id);
-        let acks = to_server(&h.take());
-        assert_eq!(acks[0].tcp.ack, 4 * MSS, "the hole filled: everything is held");
-        assert!(acks[0].tcp.sack.is_empty());
+        let acks = to_server_with_sack(&h.take_with_sack());
+        assert_eq!(acks[0].0.tcp.ack, 4 * MSS, "the hole filled: everything is held");
+        assert!(acks[0].1.is_empty());
     }
 
     #[test]
@@ -757,17 +763,17 @@ mod tests {
         let mut p = bare(10 * MSS);
         let syn = h.handshake(Side::Receiver, TcpFlags::SYN, 1 << 30);
         assert_eq!(h.packet(&mut p, syn), Verdict::Pass);
-        assert_eq!(h.packets.get(syn).tcp.window, 1 << 30, "the server's SYN is untouched");
+        assert_eq!(u64::from(h.packets.get(syn).tcp.window), 1 << 30, "the server's SYN is untouched");
         let syn_ack = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 6 << 20);
         assert_eq!(h.packet(&mut p, syn_ack), Verdict::Pass);
-        assert_eq!(h.packets.get(syn_ack).tcp.window, 10 * MSS);
+        assert_eq!(u64::from(h.packets.get(syn_ack).tcp.window), 10 * MSS);
         let small = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 3 * MSS);
         h.packet(&mut p, small);
-        assert_eq!(h.packets.get(small).tcp.window, 3 * MSS, "a smaller window is kept");
+        assert_eq!(u64::from(h.packets.get(small).tcp.window), 3 * MSS, "a smaller window is kept");
         // A download: the mobile's SYN is clamped, its handshake ACK passes (no data yet).
         let syn = h.handshake(Side::Sender, TcpFlags::SYN, 6 << 20);
         h.packet(&mut p, syn);
-        assert_eq!(h.packets.get(syn).tcp.window, 10 * MSS);
+        assert_eq!(u64::from(h.packets.get(syn).tcp.window), 10 * MSS);
         let hs_ack = h.ack(0, &[]);
         assert_eq!(h.packet(&mut p, hs_ack), Verdict::Pass);
         assert!(h.take().is_empty());
@@ -822,7 +828,7 @@ mod tests {
         let acks = to_server(&h.take());
         assert_eq!(acks.len(), 1, "a window update");
         assert_eq!(acks[0].tcp.ack, 4 * MSS, "the last early ACK again");
-        assert_eq!(acks[0].tcp.window, 3 * MSS);
+        assert_eq!(u64::from(acks[0].tcp.window), 3 * MSS);
         assert_eq!(p.0.stats.window_updates, 1);
         // The server now has room: freeing more sends nothing.
         let id = h.ack(4 * MSS, &[]);
@@ -852,16 +858,16 @@ mod tests {
         h.take();
         let id = h.data(3);
         h.packet(&mut p, id);
-        let acks = to_server(&h.take());
-        assert_eq!(acks[0].tcp.ack, 2 * MSS, "the uncached segment is not acknowledged");
-        assert_eq!(acks[0].tcp.sack.as_slice(), &[SeqRange::new(3 * MSS, 4 * MSS)]);
+        let acks = to_server_with_sack(&h.take_with_sack());
+        assert_eq!(acks[0].0.tcp.ack, 2 * MSS, "the uncached segment is not acknowledged");
+        assert_eq!(acks[0].1.as_slice(), &[SeqRange::new(3 * MSS, 4 * MSS)]);
         // The mobile acknowledges it: now the proxy may tell the server.
         let id = h.ack(4 * MSS, &[]);
         h.packet(&mut p, id);
         let acks = to_server(&h.take());
         assert_eq!(acks.len(), 1);
         assert_eq!(acks[0].tcp.ack, 4 * MSS);
-        assert_eq!(acks[0].tcp.window, 2 * MSS);
+        assert_eq!(u64::from(acks[0].tcp.window), 2 * MSS);
     }
 
     #[test]
@@ -946,7 +952,7 @@ mod tests {
         let acks = to_server(&out);
         assert_eq!(acks.len(), 4);
         assert_eq!(acks[3].tcp.ack, 4 * MSS, "waiting data is held, so early-ACKed");
-        assert_eq!(acks[3].tcp.window, 6 * MSS, "and it occupies the cache");
+        assert_eq!(u64::from(acks[3].tcp.window), 6 * MSS, "and it occupies the cache");
         assert_eq!(p.0.stats.segments_held, 2);
         assert_eq!(p.0.stats.peak_held_bytes, 2 * MSS);
         let poll = h.timers.iter().find(|t| t.1 == HOLD_POLL_TOKEN).expect("a check for room").0;
@@ -1162,7 +1168,7 @@ mod tests {
                     prop_assert!(held || (k + 1) * MSS <= acked_by_mobile, "segment {} dropped", k);
                 }
                 let f = &p.0.flows[0];
-                for (pkt, _) in h.take() {
+                for (pkt, sack, _) in h.take_with_sack() {
                     if pkt.dst == MOBILE {
                         // A retransmission reaches the mobile.
                         got[(pkt.tcp.seq / MSS) as usize] = true;
@@ -1175,13 +1181,13 @@ mod tests {
                         prop_assert!(cached || (k + 1) * MSS <= acked_by_mobile,
                             "ACK {} covers segment {} neither cached nor acknowledged", pkt.tcp.ack, k);
                     }
-                    for b in pkt.tcp.sack.as_slice() {
+                    for b in sack.as_slice() {
                         for k in b.start / MSS..b.end.div_ceil(MSS) {
                             prop_assert!(f.segments.iter().any(|s| s.seq == k * MSS), "SACK of uncached segment {}", k);
                         }
                     }
-                    prop_assert!(pkt.tcp.window <= cache_segs * MSS - f.cached, "window above the free cache");
-                    prop_assert_eq!(pkt.tcp.window, cache_segs * MSS - f.cached);
+                    prop_assert!(u64::from(pkt.tcp.window) <= cache_segs * MSS - f.cached, "window above the free cache");
+                    prop_assert_eq!(u64::from(pkt.tcp.window), cache_segs * MSS - f.cached);
                 }
                 prop_assert!(f.cached <= cache_segs * MSS);
                 prop_assert_eq!(f.cached, f.segments.iter().map(|s| s.len as u64).sum::<u64>());

@@ -5,7 +5,7 @@ use super::{CacheParams, Hold, DEFAULT_INITIAL_RTO, DEFAULT_MAX_RTO, DEFAULT_MIN
 use crate::event::Event;
 use crate::ids::{DirId, FlowId, NodeId, PacketId};
 use crate::net::link::{Direction, Impairments};
-use crate::net::{Packet, PacketArena, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
+use crate::net::{Packet, PacketArena, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions};
 use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::{Control, Emit, PacketProcessor, ProcCtx, Verdict};
 use crate::sim::{Duration, EventQueue, Rng, SimTime};
@@ -105,7 +105,7 @@ impl Harness {
 
     /// The server's data segment `k` (bytes k·MSS .. (k+1)·MSS).
     pub fn data(&mut self, k: u64) -> PacketId {
-        let tcp = TcpHeader { seq: k * MSS, len: MSS as u32, flags: TcpFlags::ACK, ..Default::default() };
+        let tcp = TcpHeader { seq: k * MSS, len: MSS as u16, flags: TcpFlags::ACK, ..Default::default() };
         self.alloc(SERVER, MOBILE, Side::Receiver, tcp)
     }
 
@@ -115,21 +115,21 @@ impl Harness {
         for &(s, e) in sack {
             blocks.push(SeqRange::new(s, e));
         }
-        let tcp =
-            TcpHeader { ack, window: 6 << 20, flags: TcpFlags::ACK, sack: blocks, ..Default::default() };
-        self.alloc(MOBILE, SERVER, Side::Sender, tcp)
+        let tcp = TcpHeader { ack, window: 6 << 20, flags: TcpFlags::ACK, ..Default::default() };
+        let packet = Packet::new(FlowId(0), (MOBILE, SERVER), Side::Sender, tcp, (self.now, self.now));
+        self.packets.alloc_with(packet, &TcpOptions { sack: blocks, dss: None })
     }
 
     /// The mobile's ACK of `ack` bytes advertising `window`.
     pub fn ack_with_window(&mut self, ack: u64, window: u64) -> PacketId {
-        let tcp = TcpHeader { ack, window, flags: TcpFlags::ACK, ..Default::default() };
+        let tcp = TcpHeader { ack, window: window as u32, flags: TcpFlags::ACK, ..Default::default() };
         self.alloc(MOBILE, SERVER, Side::Sender, tcp)
     }
 
     /// A handshake packet with `flags` and `window` addressed to side `to`.
     pub fn handshake(&mut self, to: Side, flags: TcpFlags, window: u64) -> PacketId {
         let (src, dst) = if to == Side::Sender { (MOBILE, SERVER) } else { (SERVER, MOBILE) };
-        self.alloc(src, dst, to, TcpHeader { window, flags, ..Default::default() })
+        self.alloc(src, dst, to, TcpHeader { window: window as u32, flags, ..Default::default() })
     }
 
     pub fn packet(&mut self, p: &mut dyn PacketProcessor, id: PacketId) -> Verdict {
@@ -149,12 +149,17 @@ impl Harness {
 
     /// Emitted packets with their priority flag, freed from the arena.
     pub fn take(&mut self) -> Vec<(Packet, bool)> {
+        self.take_with_sack().into_iter().map(|(p, _, first)| (p, first)).collect()
+    }
+
+    /// Emitted packets with their SACK blocks and priority flag, freed from the arena.
+    pub fn take_with_sack(&mut self) -> Vec<(Packet, SackBlocks, bool)> {
         let out: Vec<Emit> = self.out.drain(..).collect();
         out.into_iter()
             .map(|e| {
-                let p = *self.packets.get(e.pkt);
+                let (p, sack) = (*self.packets.get(e.pkt), self.packets.options(e.pkt).sack);
                 self.packets.free(e.pkt);
-                (p, e.first)
+                (p, sack, e.first)
             })
             .collect()
     }
@@ -187,6 +192,11 @@ impl Harness {
 /// Emitted packets addressed to the server (ACKs) / the mobile (retransmissions).
 pub fn to_server(out: &[(Packet, bool)]) -> Vec<Packet> {
     out.iter().filter(|(p, _)| p.dst == SERVER).map(|(p, _)| *p).collect()
+}
+
+/// Emitted ACKs to the server with their SACK blocks.
+pub fn to_server_with_sack(out: &[(Packet, SackBlocks, bool)]) -> Vec<(Packet, SackBlocks)> {
+    out.iter().filter(|(p, _, _)| p.dst == SERVER).map(|&(p, sack, _)| (p, sack)).collect()
 }
 
 pub fn to_mobile(out: &[(Packet, bool)]) -> Vec<(Packet, bool)> {

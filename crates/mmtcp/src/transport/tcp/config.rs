@@ -1,5 +1,6 @@
 //! TCP parameters as a scenario states them (`flow.transport`), with Linux-like defaults.
 
+use crate::net::MAX_WINDOW;
 use crate::sim::Duration;
 use crate::transport::cc::{CcKind, CubicConfig};
 use crate::units::{Bytes, Time};
@@ -107,6 +108,15 @@ impl TcpConfig {
             return Err((
                 "receive_buffer",
                 format!("{} is smaller than one segment ({})", self.receive_buffer, self.mss),
+            ));
+        }
+        if self.receive_buffer.0 > MAX_WINDOW {
+            return Err((
+                "receive_buffer",
+                format!(
+                    "{} is more than TCP can advertise; allowed at most 1GiB (window scaling, RFC 7323 §2.3)",
+                    self.receive_buffer
+                ),
             ));
         }
         self.cubic.validate().map_err(|m| ("cubic", m))

@@ -30,7 +30,7 @@ pub use sender::TcpSender;
 
 use crate::event::TcpTimer;
 use crate::ids::{FlowId, NodeId, PacketId};
-use crate::net::{Packet, PacketArena, Side, TcpHeader};
+use crate::net::{Packet, PacketArena, Side, TcpHeader, TcpOptions};
 use crate::sim::{Fired, SimTime, Timer};
 
 /// Which end opens the connection.
@@ -69,10 +69,16 @@ impl TcpCtx<'_> {
     }
 
     /// Allocates a packet from `from` to the other end's side `to` and queues it for
-    /// transmission. Its size is the payload plus headers plus the SACK option.
-    fn emit(&mut self, from: Endpoint, to: Side, tcp: TcpHeader, first_sent_at: SimTime) {
+    /// transmission. Its size is the payload plus headers plus its options' bytes.
+    fn emit(
+        &mut self,
+        from: Endpoint,
+        to: Side,
+        (tcp, options): (TcpHeader, &TcpOptions),
+        first_sent_at: SimTime,
+    ) {
         let pkt = Packet::new(from.flow, (from.local, from.remote), to, tcp, (self.now, first_sent_at));
-        let id = self.packets.alloc(pkt);
+        let id = self.packets.alloc_with(pkt, options);
         self.out.push(id);
     }
 

@@ -26,7 +26,7 @@ use super::intervals::IntervalSet;
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
-use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader};
+use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions};
 use crate::sim::{Duration, SimTime, Timer};
 use std::collections::VecDeque;
 
@@ -214,7 +214,7 @@ impl TcpReceiver {
             self.deliver(ctx.now, seg.end - self.rcv_nxt, pkt.first_sent_at);
             self.rcv_nxt = seg.end;
             if self.ooo.is_empty() {
-                return self.ack_in_order(ctx, pkt.tcp.len);
+                return self.ack_in_order(ctx, u32::from(pkt.tcp.len));
             }
             self.pull_out_of_order(ctx.now);
             // A segment that fills (part of) a hole is acknowledged at once.
@@ -343,8 +343,9 @@ impl TcpReceiver {
         let sack = if flags == TcpFlags::ACK { self.sack_blocks() } else { SackBlocks::default() };
         let window = self.window();
         self.advertised_edge = self.rcv_nxt + window;
-        let tcp = TcpHeader { ack: self.rcv_nxt, window, flags, sack, ..Default::default() };
-        ctx.emit(self.ends, Side::Sender, tcp, ctx.now);
+        // The receive buffer, and so the window, is at most MAX_WINDOW (TcpConfig::validate).
+        let tcp = TcpHeader { ack: self.rcv_nxt, window: window as u32, flags, ..Default::default() };
+        ctx.emit(self.ends, Side::Sender, (tcp, &TcpOptions { sack, dss: None }), ctx.now);
     }
 }
 
@@ -355,6 +356,14 @@ mod tests {
     use crate::net::PacketArena;
 
     const MSS: u32 = 1000;
+
+    /// An ACK the receiver sent: the fields the tests read, and its SACK blocks.
+    #[derive(Debug)]
+    struct Ack {
+        ack: u64,
+        window: u64,
+        sack: SackBlocks,
+    }
 
     struct Harness {
         rx: TcpReceiver,
@@ -386,8 +395,13 @@ mod tests {
         }
 
         /// Delivers data segment `k` (bytes k·MSS .. (k+1)·MSS); returns the ACKs sent.
-        fn segment(&mut self, k: u64) -> Vec<TcpHeader> {
-            let tcp = TcpHeader { seq: k * MSS as u64, len: MSS, flags: TcpFlags::ACK, ..Default::default() };
+        fn segment(&mut self, k: u64) -> Vec<Ack> {
+            let tcp = TcpHeader {
+                seq: k * MSS as u64,
+                len: MSS as u16,
+                flags: TcpFlags::ACK,
+                ..Default::default()
+            };
             let pkt =
                 Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, tcp, (self.now, self.now));
             let mut ctx = TcpCtx {
@@ -397,11 +411,21 @@ mod tests {
                 timers: &mut self.timers,
             };
             self.rx.on_packet(&mut ctx, &pkt);
-            self.out.drain(..).map(|id| self.packets.get(id).tcp).collect()
+            self.acks()
+        }
+
+        fn acks(&mut self) -> Vec<Ack> {
+            let out: Vec<PacketId> = self.out.drain(..).collect();
+            out.into_iter()
+                .map(|id| {
+                    let tcp = self.packets.get(id).tcp;
+                    Ack { ack: tcp.ack, window: u64::from(tcp.window), sack: self.packets.options(id).sack }
+                })
+                .collect()
         }
 
         /// Sets the read limit to `limit` segments; returns the ACKs sent.
-        fn read_limit(&mut self, limit: u64) -> Vec<TcpHeader> {
+        fn read_limit(&mut self, limit: u64) -> Vec<Ack> {
             let mut ctx = TcpCtx {
                 now: self.now,
                 packets: &mut self.packets,
@@ -409,7 +433,7 @@ mod tests {
                 timers: &mut self.timers,
             };
             self.rx.set_read_limit(&mut ctx, limit * MSS as u64);
-            self.out.drain(..).map(|id| self.packets.get(id).tcp).collect()
+            self.acks()
         }
     }
 

@@ -23,7 +23,7 @@ use super::scoreboard::{Acked, Scoreboard};
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
-use crate::net::{Packet, Side, TcpFlags, TcpHeader};
+use crate::net::{Packet, Side, TcpFlags, TcpHeader, TcpOptions};
 use crate::sim::{Duration, SimTime, Timer};
 use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
 
@@ -191,8 +191,8 @@ impl TcpSender {
         self.try_send(ctx);
     }
 
-    /// A packet addressed to this sender arrived.
-    pub fn on_packet(&mut self, ctx: &mut TcpCtx, pkt: &Packet) {
+    /// A packet addressed to this sender arrived, with its TCP `options`.
+    pub fn on_packet(&mut self, ctx: &mut TcpCtx, pkt: &Packet, options: &TcpOptions) {
         let flags = pkt.tcp.flags;
         let syn = flags.contains(TcpFlags::SYN) && !flags.contains(TcpFlags::ACK);
         match self.hs {
@@ -211,7 +211,7 @@ impl TcpSender {
             {
                 self.establish(ctx, sent_at, retransmitted)
             }
-            Handshake::Established if !flags.contains(TcpFlags::SYN) => self.on_ack(ctx, pkt),
+            Handshake::Established if !flags.contains(TcpFlags::SYN) => self.on_ack(ctx, pkt, options),
             _ => {}
         }
     }
@@ -257,18 +257,18 @@ impl TcpSender {
     // ----------------------------------------------------------------------------------------
     // ACK processing
 
-    fn on_ack(&mut self, ctx: &mut TcpCtx, pkt: &Packet) {
+    fn on_ack(&mut self, ctx: &mut TcpCtx, pkt: &Packet, options: &TcpOptions) {
         let ack = pkt.tcp.ack;
         if ack > self.sb.high_data() || ack < self.sb.una() {
             return; // acknowledges data never sent, or older than what we know
         }
-        self.rwnd = pkt.tcp.window;
+        self.rwnd = u64::from(pkt.tcp.window);
         let prior_una = self.sb.una();
         let was_cwnd_limited = self.cwnd_limited;
 
         let mut acked = Acked::default();
         if self.sack {
-            for &block in pkt.tcp.sack.as_slice() {
+            for &block in options.sack.as_slice() {
                 acked.merge(self.sb.sack(block));
             }
         }
@@ -441,12 +441,14 @@ impl TcpSender {
     fn emit_data(&mut self, ctx: &mut TcpCtx, seq: u64, len: u32, first_sent_at: SimTime) {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
-        let tcp = TcpHeader { seq, len, flags: TcpFlags::ACK, ..Default::default() };
-        ctx.emit(self.ends, Side::Receiver, tcp, first_sent_at);
+        // MSS ≤ 65 483 B (TcpConfig::validate): a segment's length fits the header's 16 bits.
+        let tcp = TcpHeader { seq, len: len as u16, flags: TcpFlags::ACK, ..Default::default() };
+        ctx.emit(self.ends, Side::Receiver, (tcp, &TcpOptions::NONE), first_sent_at);
     }
 
     fn send_control(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
-        ctx.emit(self.ends, Side::Receiver, TcpHeader { flags, ..Default::default() }, ctx.now);
+        let tcp = TcpHeader { flags, ..Default::default() };
+        ctx.emit(self.ends, Side::Receiver, (tcp, &TcpOptions::NONE), ctx.now);
     }
 }
 
@@ -500,8 +502,12 @@ mod tests {
         }
 
         fn reply(&mut self, tcp: TcpHeader) {
+            self.reply_with(tcp, &TcpOptions::NONE);
+        }
+
+        fn reply_with(&mut self, tcp: TcpHeader, options: &TcpOptions) {
             let pkt = Packet::new(FlowId(0), (NodeId(1), NodeId(0)), Side::Sender, tcp, (self.now, self.now));
-            self.call(|tx, ctx| tx.on_packet(ctx, &pkt));
+            self.call(|tx, ctx| tx.on_packet(ctx, &pkt, options));
         }
 
         /// An ACK for `ack` segments with SACK blocks given in segments.
@@ -510,13 +516,9 @@ mod tests {
             for &(a, b) in sack {
                 blocks.push(SeqRange::new(a * MSS, b * MSS));
             }
-            self.reply(TcpHeader {
-                ack: ack * MSS,
-                window: 1 << 30,
-                flags: TcpFlags::ACK,
-                sack: blocks,
-                ..Default::default()
-            });
+            let tcp =
+                TcpHeader { ack: ack * MSS, window: 1 << 30, flags: TcpFlags::ACK, ..Default::default() };
+            self.reply_with(tcp, &TcpOptions { sack: blocks, dss: None });
         }
 
         /// (first segment, length in segments) of every packet emitted since the last call.
@@ -577,7 +579,12 @@ mod tests {
     fn test_open_receive_window_limits_new_data() {
         let mut h = Harness::established(true, 100 * MSS);
         h.sent();
-        h.reply(TcpHeader { ack: 2 * MSS, window: 9 * MSS, flags: TcpFlags::ACK, ..Default::default() });
+        h.reply(TcpHeader {
+            ack: 2 * MSS,
+            window: 9 * MSS as u32,
+            flags: TcpFlags::ACK,
+            ..Default::default()
+        });
         // Window 9 from 2: up to segment 10 only.
         assert_eq!(h.segments_sent(), vec![10]);
     }
