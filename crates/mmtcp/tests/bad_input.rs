@@ -389,3 +389,14 @@ fn a_time_series_over_its_memory_cap() {
     let source = ScenarioSource::Toml { text: fits, name: "ok.toml".into(), base_dir: PathBuf::new() };
     validate(&source, &RunOptions::default()).expect("120 kB is enough");
 }
+
+#[test]
+fn a_receive_buffer_larger_than_tcp_can_advertise() {
+    let text = BASE.replace("to = \"ue\"", "to = \"ue\"\ntransport = { receive_buffer = \"2GiB\" }");
+    let e = check(&text);
+    assert_eq!(e.field, "flow[0].transport.receive_buffer");
+    assert!(e.message.contains("1GiB") && e.message.contains("RFC 7323"), "{e}");
+    let fits = text.replace("\"2GiB\"", "\"1GiB\"");
+    let source = ScenarioSource::Toml { text: fits, name: "ok.toml".into(), base_dir: PathBuf::new() };
+    validate(&source, &RunOptions::default()).expect("1 GiB is the largest window");
+}
