@@ -15,12 +15,10 @@ pub struct DropTailQueue {
 }
 
 impl DropTailQueue {
+    /// An empty queue. Its storage grows to the most packets it ever holds (doubling), not to
+    /// its limit: a topology of thousands of links, most of them idle, keeps its queues small.
     pub fn new(limit: BufferLimit) -> Self {
-        let capacity = match limit {
-            BufferLimit::Packets(n) => n.min(1 << 16) as usize,
-            BufferLimit::Bytes(b) => (b / 1500).min(1 << 16) as usize,
-        };
-        DropTailQueue { items: VecDeque::with_capacity(capacity), bytes: 0, limit }
+        DropTailQueue { items: VecDeque::new(), bytes: 0, limit }
     }
 
     /// Free bytes under a byte limit; `u64::MAX` under a packet limit.

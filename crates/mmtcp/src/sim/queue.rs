@@ -170,4 +170,28 @@ mod tests {
             }
         }
     }
+
+    proptest! {
+        /// Against a reference (a sorted map of (time, sequence)), over heaps of thousands of
+        /// events: every pop returns the reference's first entry, `peek_time` its time.
+        #[test]
+        fn agrees_with_a_sorted_reference(ops in proptest::collection::vec((0u64..1000, 0u8..3), 1..5000)) {
+            let mut q = EventQueue::with_capacity(0);
+            let mut reference = std::collections::BTreeMap::new();
+            let mut seq = 0u64;
+            for (dt, op) in ops {
+                if op == 0 {
+                    let expected = reference.pop_first().map(|((t, _), e)| (SimTime(t), e));
+                    prop_assert_eq!(q.pop(), expected);
+                } else {
+                    let t = q.now() + crate::sim::Duration(dt);
+                    q.schedule(t, seq);
+                    reference.insert((t.0, seq), seq);
+                    seq += 1;
+                }
+                prop_assert_eq!(q.peek_time(), reference.keys().next().map(|&(t, _)| SimTime(t)));
+                prop_assert_eq!(q.len(), reference.len());
+            }
+        }
+    }
 }
