@@ -75,10 +75,6 @@ impl Topology {
         &self.node_names[node.0 as usize]
     }
 
-    pub fn node_names(&self) -> &[String] {
-        &self.node_names
-    }
-
     /// The node named `name`.
     pub fn node(&self, name: &str) -> Option<NodeId> {
         self.node_names.iter().position(|n| n == name).map(|i| NodeId(i as u32))

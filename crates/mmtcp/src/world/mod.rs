@@ -193,10 +193,6 @@ impl World {
         &self.dirs
     }
 
-    pub fn routes(&self) -> &RouteTable {
-        &self.routes
-    }
-
     pub fn flows(&self) -> &[Flow] {
         &self.flows
     }
