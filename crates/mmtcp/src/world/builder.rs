@@ -86,17 +86,8 @@ impl WorldBuilder {
     /// periodic link reports.
     pub fn build(self) -> World {
         let n_dirs = self.dirs.len();
-        let mut chains = vec![Vec::new(); self.topology.nodes()];
-        let mut report_listeners = Vec::new();
-        for (i, p) in self.processors.iter().enumerate() {
-            chains[p.node.0 as usize].push(i as u32);
-            report_listeners.extend(p.processor.reports_from().into_iter().map(|d| (d, i as u32)));
-        }
-        report_listeners.sort_unstable_by_key(|&(d, i): &(DirId, u32)| (d.0, i));
-        let (columns, rows) = self.series_shape();
-        let names = self.series_columns();
-        debug_assert_eq!(names.len(), columns);
-        let series = TimeSeries::new(names, rows);
+        let series = TimeSeries::new(self.series_columns(), self.series_rows());
+        let chains = vec![Vec::new(); self.topology.nodes()];
         let mut world = World {
             queue: EventQueue::with_capacity(1024),
             packets: PacketArena::with_capacity(4096),
@@ -106,9 +97,9 @@ impl WorldBuilder {
             subscribers: Vec::new(),
             channels: self.channels,
             flows: self.flows,
-            processors: self.processors,
+            processors: Vec::with_capacity(self.processors.len()),
             chains,
-            report_listeners,
+            report_listeners: Vec::new(),
             stop_time: self.stop_time,
             max_events: self.max_events,
             events: 0,
@@ -124,6 +115,9 @@ impl WorldBuilder {
             proc_controls: Vec::with_capacity(8),
             run_queued: Vec::with_capacity(4),
         };
+        for slot in self.processors {
+            world.register_processor(slot);
+        }
         for c in 0..world.channels.len() {
             world.queue.schedule(SimTime::ZERO, Event::Channel { channel: c as u32 });
         }
@@ -145,10 +139,12 @@ impl WorldBuilder {
 
     /// The time series' columns and rows (one row per sampling interval up to the stop time).
     pub fn series_shape(&self) -> (usize, usize) {
-        let per_dir: usize = self.dirs.iter().map(|d| if d.radio().is_some() { 6 } else { 4 }).sum();
-        let per_processor: usize = self.processors.iter().map(|p| p.processor.columns().len()).sum();
-        let columns = 1 + 6 * self.flows.len() + per_dir + per_processor;
-        (columns, (self.stop_time.0 / self.interval.0) as usize)
+        (self.series_columns().len(), self.series_rows())
+    }
+
+    /// One row per sampling interval up to the stop time.
+    fn series_rows(&self) -> usize {
+        (self.stop_time.0 / self.interval.0) as usize
     }
 
     /// Column names of the time series, in the order [`World::sample`] fills them: per flow, per

@@ -81,10 +81,8 @@ impl World {
     pub(super) fn send_emitted(&mut self, now: SimTime, node: NodeId, e: Emit) {
         match e.via {
             Some(dir) => {
-                let p = self.packets.get_mut(e.pkt);
-                p.route = RouteId::NONE;
-                p.hop = 0;
-                let size = p.size();
+                self.leave_route(e.pkt);
+                let size = self.packets.get(e.pkt).size();
                 if let Err(pkt) = self.dirs[dir.0 as usize].admit(&mut self.queue, now, e.pkt, size) {
                     self.drop_packet(pkt, dir, DropCause::QueueFull);
                 }
@@ -106,11 +104,15 @@ impl World {
                 p.route = route;
                 p.hop = hop as u8;
             }
-            None => {
-                p.route = RouteId::NONE;
-                p.hop = 0;
-            }
+            None => self.leave_route(pkt),
         }
+    }
+
+    /// Takes `pkt` off any route: from the next node on it finds its way ([`Self::next_hop`]).
+    fn leave_route(&mut self, pkt: PacketId) {
+        let p = self.packets.get_mut(pkt);
+        p.route = RouteId::NONE;
+        p.hop = 0;
     }
 
     /// Sends a run of packets a processor emitted "first" from `node`: each joins its next hop
@@ -122,9 +124,7 @@ impl World {
         for e in run {
             let dir = match e.via {
                 Some(dir) => {
-                    let p = self.packets.get_mut(e.pkt);
-                    p.route = RouteId::NONE;
-                    p.hop = 0;
+                    self.leave_route(e.pkt);
                     dir
                 }
                 None => {

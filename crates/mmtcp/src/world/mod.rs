@@ -89,6 +89,12 @@ impl World {
     /// not add time-series columns: those are fixed when the world is built.
     pub fn add_processor(&mut self, slot: ProcessorSlot) {
         assert!(slot.processor.columns().is_empty(), "a processor added after the build has no columns");
+        self.register_processor(slot);
+    }
+
+    /// Puts a processor at the end of its node's chain and among the listeners of the radio
+    /// directions it names.
+    fn register_processor(&mut self, slot: ProcessorSlot) {
         let index = self.processors.len() as u32;
         self.chains[slot.node.0 as usize].push(index);
         self.report_listeners.extend(slot.processor.reports_from().into_iter().map(|d| (d, index)));
