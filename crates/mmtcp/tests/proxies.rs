@@ -716,7 +716,7 @@ const QUEUE: usize = 20;
 impl PacketProcessor for Batcher {
     fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
         let p = *ctx.packets.get(pkt);
-        if p.to != Side::Receiver || p.tcp.len == 0 || p.sent_at != p.first_sent_at {
+        if p.to != Side::Receiver || p.tcp.len == 0 || p.sent_at != p.first_sent_at() {
             return Verdict::Pass;
         }
         let k = p.tcp.seq / MSS;
@@ -753,7 +753,7 @@ struct FirstCopies(Rc<RefCell<Vec<u64>>>);
 impl PacketProcessor for FirstCopies {
     fn on_packet(&mut self, ctx: &mut ProcCtx, pkt: PacketId) -> Verdict {
         let p = ctx.packets.get(pkt);
-        if p.to == Side::Receiver && p.tcp.len > 0 && p.sent_at == p.first_sent_at {
+        if p.to == Side::Receiver && p.tcp.len > 0 && p.sent_at == p.first_sent_at() {
             self.0.borrow_mut().push(p.tcp.seq / MSS);
         }
         Verdict::Pass

@@ -8,5 +8,5 @@ pub mod queue;
 pub use arena::PacketArena;
 pub use packet::{
     Dss, DssMapping, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, MAX_WINDOW,
-    TCP_IP_HEADER_BYTES,
+    NO_ECHO, TCP_IP_HEADER_BYTES,
 };

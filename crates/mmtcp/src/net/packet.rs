@@ -172,6 +172,10 @@ impl TcpOptions {
     }
 }
 
+/// The `stamp` of a segment without data that echoes no timestamp (timestamps off, or a
+/// middlebox's ACK that does not echo one).
+pub const NO_ECHO: SimTime = SimTime::MAX;
+
 /// One packet in flight: one cache line (see the module documentation).
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug)]
@@ -191,9 +195,14 @@ pub struct Packet {
     pub to: Side,
     /// When this copy left the sending host.
     pub sent_at: SimTime,
-    /// When these bytes were first transmitted (equal to `sent_at` unless a retransmission);
-    /// the receiver uses it for the one-way delay of delivered data.
-    pub first_sent_at: SimTime,
+    /// A second time, read through [`Packet::first_sent_at`] or [`Packet::ts_echo`]. On a data
+    /// segment: when its bytes were first transmitted (`sent_at` unless a retransmission), which
+    /// the receiver uses for the one-way delay of delivered data. On a segment without data: the
+    /// timestamp echo (TSecr, RFC 7323 §3.2), [`NO_ECHO`] when it carries none. Real TCP carries
+    /// both on every segment; in mmtcp data flows one way, so a data segment never needs an echo
+    /// and an ACK never needs a first transmission time, and one field holds either to keep the
+    /// packet in one cache line. The TSval is `sent_at` itself.
+    pub stamp: SimTime,
     pub tcp: TcpHeader,
 }
 
@@ -208,7 +217,7 @@ impl Packet {
         (src, dst): (NodeId, NodeId),
         to: Side,
         tcp: TcpHeader,
-        (sent_at, first_sent_at): (SimTime, SimTime),
+        (sent_at, stamp): (SimTime, SimTime),
     ) -> Packet {
         Packet {
             dst,
@@ -220,13 +229,27 @@ impl Packet {
             hop: 0,
             to,
             sent_at,
-            first_sent_at,
+            stamp,
             tcp,
         }
     }
 
     pub fn is_data(&self) -> bool {
         self.tcp.len > 0
+    }
+
+    /// A data segment's first transmission time (`sent_at` unless a retransmission).
+    #[inline]
+    pub fn first_sent_at(&self) -> SimTime {
+        debug_assert!(self.is_data(), "first_sent_at of a segment without data");
+        self.stamp
+    }
+
+    /// The timestamp a segment without data echoes (TSecr, RFC 7323 §3.2): the `sent_at` of the
+    /// data segment the receiver took it from. `None` on data segments and when there is none.
+    #[inline]
+    pub fn ts_echo(&self) -> Option<SimTime> {
+        (!self.is_data() && self.stamp != NO_ECHO).then_some(self.stamp)
     }
 
     /// Bytes on the wire.

@@ -316,7 +316,7 @@ mod tests {
         expected.extend(7..20);
         assert_eq!(seqs(&rtx), expected, "from the hole, in order, skipping the SACKed segment");
         assert!(rtx.iter().all(|(_, first)| *first), "ahead of first transmissions");
-        assert!(rtx.iter().all(|(s, _)| s.first_sent_at == SimTime::ZERO && s.tcp.len == MSS as u16));
+        assert!(rtx.iter().all(|(s, _)| s.first_sent_at() == SimTime::ZERO && s.tcp.len == MSS as u16));
         let s = p.summary();
         assert_eq!(s["dupack_batches"], 1);
         assert_eq!(s["batch_segments"], 14);

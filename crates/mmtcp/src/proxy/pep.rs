@@ -245,7 +245,7 @@ mod tests {
         assert_eq!((seg.tcp.seq, seg.tcp.len), (2 * MSS, MSS as u16), "the segment at the ACK number");
         assert!(!first, "PEP retransmits behind the queue");
         assert_eq!((seg.src, seg.dst), (SERVER, MOBILE));
-        assert_eq!(seg.first_sent_at, SimTime::ZERO, "first transmission time kept");
+        assert_eq!(seg.first_sent_at(), SimTime::ZERO, "first transmission time kept");
         assert_eq!(seg.sent_at, h.now);
         assert_eq!(seg.size(), crate::net::TCP_IP_HEADER_BYTES + MSS as u32);
         // More duplicates of the same hole within a round trip (SRTT 2 ms): nothing more.

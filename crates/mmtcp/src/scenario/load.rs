@@ -6,7 +6,8 @@
 
 use super::schema::Scenario;
 use crate::error::{split_nested, InputError};
-use serde_json::Value;
+use crate::transport::tcp::profile;
+use serde_json::{Map, Value};
 
 /// Parses TOML text into the document model. `file` names the source in errors.
 pub fn parse_toml(text: &str, file: &str) -> Result<Value, InputError> {
@@ -96,8 +97,17 @@ fn unknown_key(message: &str) -> Option<&str> {
     rest.split('`').next()
 }
 
-/// Deserialises the document into the schema.
-pub fn deserialize(doc: Value, file: &str) -> Result<Scenario, InputError> {
+/// Deserialises the document into the schema, after filling each flow's transport keys from its
+/// profile ([`profile::fill_in`]).
+pub fn deserialize(mut doc: Value, file: &str) -> Result<Scenario, InputError> {
+    if let Some(Value::Array(flows)) = doc.get_mut("flow") {
+        for flow in flows.iter_mut().filter_map(Value::as_object_mut) {
+            let transport = flow.entry("transport").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(table) = transport {
+                profile::fill_in(table);
+            }
+        }
+    }
     deserialize_as(doc, file)
 }
 

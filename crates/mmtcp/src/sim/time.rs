@@ -5,7 +5,7 @@
 //! spans (`Duration`) are distinct types so that adding two instants does not compile.
 
 use std::fmt;
-use std::ops::{Add, AddAssign, Sub};
+use std::ops::{Add, AddAssign, Sub, Div};
 
 /// Picoseconds in one second.
 pub const PS_PER_SEC: u64 = 1_000_000_000_000;
@@ -133,6 +133,14 @@ impl Sub for Duration {
     type Output = Duration;
     fn sub(self, d: Duration) -> Duration {
         Duration(self.0.saturating_sub(d.0))
+    }
+}
+
+impl Div<u64> for Duration {
+    type Output = Duration;
+    /// Integer division, rounding down. `k` must be non-zero.
+    fn div(self, k: u64) -> Duration {
+        Duration(self.0 / k)
     }
 }
 

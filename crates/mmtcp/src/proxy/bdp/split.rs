@@ -260,7 +260,7 @@ mod tests {
         // Losses on both halves: two server segments before the proxy (the inner receiver holds
         // data out of order) and every 97th segment toward the UE (the inner sender repairs).
         net.drop = Box::new(|from, p| {
-            let first = p.sent_at == p.first_sent_at && p.is_data();
+            let first = p.is_data() && p.sent_at == p.first_sent_at();
             first
                 && ((from == SERVER && (p.tcp.seq == 100 * MSS || p.tcp.seq == 101 * MSS))
                     || (from == PROXY && p.tcp.seq % (97 * MSS) == 0))

@@ -184,6 +184,9 @@ impl AckManager {
         let seg = SeqRange::new(pkt.tcp.seq, pkt.tcp.seq + u64::from(pkt.tcp.len));
         f.seen_data = true;
         f.high_rx = f.high_rx.max(seg.end);
+        if seg.start <= f.last_ack {
+            f.ts_recent = pkt.sent_at;
+        }
         if seg.end <= f.ack_point || f.above.covers(seg) {
             // Held or delivered already: don't cache twice, tell the server again.
             self.stats.duplicate_segments += 1;
@@ -204,7 +207,7 @@ impl AckManager {
             Segment {
                 seq: seg.start,
                 len: u32::from(pkt.tcp.len),
-                first_sent_at: pkt.first_sent_at,
+                first_sent_at: pkt.first_sent_at(),
                 sent_at: ctx.now,
                 retransmitted: false,
                 forwarded: !self.p.hold.any(),
@@ -399,7 +402,7 @@ impl AckManager {
             // Karn (RFC 6298 §3): an ACK that also covers a retransmitted segment gives no
             // sample; the clean segments above a repaired hole waited for the repair.
             if let Some(sent) = newest_clean_send.filter(|_| !retransmitted) {
-                f.rtt.on_sample(ctx.now - sent);
+                f.rtt.on_sample(ctx.now - sent, 0, 0);
                 self.stats.rtt_samples += 1;
             }
             f.una = ack;
@@ -466,7 +469,7 @@ impl AckManager {
         }
         let tcp =
             TcpHeader { ack: f.ack_point, window: window as u32, flags: TcpFlags::ACK, ..Default::default() };
-        let packet = Packet::new(f.flow, (f.mobile, f.server), Side::Sender, tcp, (ctx.now, ctx.now));
+        let packet = Packet::new(f.flow, (f.mobile, f.server), Side::Sender, tcp, (ctx.now, f.ts_recent));
         let id = ctx.packets.alloc_with(packet, &TcpOptions { sack, dss: None });
         ctx.send(id);
         f.last_ack = f.ack_point;

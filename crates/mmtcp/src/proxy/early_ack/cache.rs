@@ -7,10 +7,11 @@
 use super::params::CacheParams;
 use super::range_set::RangeSet;
 use crate::ids::{FlowId, NodeId, PacketId};
-use crate::net::SeqRange;
+use crate::net::{SeqRange, NO_ECHO};
 use crate::proxy::env::FlowInfo;
 use crate::sim::{SimTime, Timer};
 use crate::transport::tcp::rto::RttEstimator;
+use crate::transport::tcp::RtoRule;
 use std::collections::VecDeque;
 
 /// One cached segment.
@@ -75,6 +76,9 @@ pub(super) struct FlowCache {
     pub(super) seen_data: bool,
     /// Cumulative ACK and window of the last ACK sent to the server (what the server knows).
     pub(super) last_ack: u64,
+    /// The timestamp early ACKs echo (RFC 7323 §4.3 TS.Recent): the send time of the latest
+    /// data segment at or below the last ACK sent, as the mobile's TCP would echo it.
+    pub(super) ts_recent: SimTime,
     pub(super) last_window: u64,
     /// Duplicate ACKs of the mobile at `una` so far.
     pub(super) dupacks: u32,
@@ -109,7 +113,8 @@ impl FlowCache {
             last_window: p.cache,
             dupacks: 0,
             repair: None,
-            rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto),
+            rtt: RttEstimator::new(RtoRule::Rfc6298, p.initial_rto, p.min_rto, p.max_rto),
+            ts_recent: NO_ECHO,
             timer: Timer::default(),
             mobile_edge: 0,
             held: VecDeque::new(),

@@ -52,6 +52,7 @@
 //!   aiming at W_cubic(t + RTT), is ahead.
 //! - Spurious-loss undo (§4.9) is not implemented.
 
+use super::hystart::{HyStart, HyStartAck, HyStartKind, Verdict};
 use super::newreno::slow_start;
 use super::{AckSample, CongestionControl};
 use crate::sim::{Duration, SimTime};
@@ -151,12 +152,14 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// Time of the latest `on_ack`, to measure intervals that were not cwnd-limited.
     last_ack_at: SimTime,
+    /// HyStart, if on: leaves slow start before the first loss (module `hystart`).
+    hystart: Option<HyStart>,
 }
 
 impl Cubic {
     /// A controller in slow start with `initial_window_bytes`. `config` must pass
     /// [`CubicConfig::validate`].
-    pub fn new(mss: u32, initial_window_bytes: u64, config: &CubicConfig) -> Self {
+    pub fn new(mss: u32, initial_window_bytes: u64, config: &CubicConfig, hystart: Option<HyStartKind>) -> Self {
         debug_assert!(mss > 0, "zero MSS");
         debug_assert!(config.validate().is_ok(), "{:?}", config.validate());
         Cubic {
@@ -170,7 +173,13 @@ impl Cubic {
             cwnd_prior_segments: 0.0,
             epoch: None,
             last_ack_at: SimTime::ZERO,
+            hystart: hystart.map(HyStart::new),
         }
+    }
+
+    /// Whether HyStart++ holds slow start in its conservative phase (RFC 9406 CSS).
+    pub fn in_css(&self) -> bool {
+        self.hystart.as_ref().is_some_and(HyStart::in_css)
     }
 
     fn segments(&self, bytes: u64) -> f64 {
@@ -254,6 +263,22 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, ack: &AckSample) {
+        if self.cwnd_bytes < self.ssthresh_bytes {
+            if let Some(hystart) = &mut self.hystart {
+                let seen = HyStartAck {
+                    now: ack.now,
+                    rtt: ack.rtt,
+                    srtt: ack.srtt,
+                    una: ack.una,
+                    nxt: ack.nxt,
+                    cwnd: self.cwnd_bytes,
+                    mss: self.mss_bytes,
+                };
+                if hystart.on_ack(&seen) == Verdict::Exit {
+                    self.ssthresh_bytes = self.cwnd_bytes;
+                }
+            }
+        }
         let since_last_ack = ack.now.saturating_since(self.last_ack_at);
         self.last_ack_at = ack.now;
         if !ack.cwnd_limited {
@@ -268,7 +293,9 @@ impl CongestionControl for Cubic {
         if self.cwnd_bytes < self.ssthresh_bytes {
             let (cwnd_bytes, leftover_bytes) =
                 slow_start(self.cwnd_bytes, self.ssthresh_bytes, acked_bytes, self.mss_bytes);
-            self.cwnd_bytes = cwnd_bytes;
+            // RFC 9406 CSS: a quarter of slow start's growth.
+            let divisor = self.hystart.as_ref().map_or(1, HyStart::growth_divisor);
+            self.cwnd_bytes += (cwnd_bytes - self.cwnd_bytes) / divisor;
             acked_bytes = leftover_bytes;
         }
         if acked_bytes > 0 {
@@ -278,6 +305,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_congestion_event(&mut self, _now: SimTime, _in_flight: u64) {
+        if let Some(hystart) = &mut self.hystart {
+            hystart.on_loss();
+        }
         // §4.7 fast convergence, before the reduction.
         let cwnd_segments = self.segments(self.cwnd_bytes);
         self.w_max_segments = if self.config.fast_convergence && cwnd_segments < self.w_max_segments {
@@ -291,6 +321,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_rto(&mut self, _now: SimTime, _in_flight: u64, already_reduced: bool) {
+        if let Some(hystart) = &mut self.hystart {
+            hystart.on_timeout();
+        }
         // §4.8: ssthresh as in §4.6, cwnd as Reno (RFC 5681 loss window of one segment); W_max
         // is forgotten so that the next epoch starts with K = 0 and W_max = cwnd_epoch.
         if !already_reduced {
@@ -313,7 +346,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn cubic(initial_segments: u64, config: &CubicConfig) -> Cubic {
-        Cubic::new(MSS as u32, initial_segments * MSS, config)
+        Cubic::new(MSS as u32, initial_segments * MSS, config, None)
     }
 
     fn segments(bytes: u64) -> f64 {
@@ -472,7 +505,16 @@ mod tests {
         let now = clock.now + Duration::from_secs(2);
         let grow = |srtt: Option<Duration>, min_rtt: Option<Duration>| {
             let mut cc = base.clone();
-            let sample = |now| AckSample { now, acked_bytes: MSS, srtt, min_rtt, cwnd_limited: true };
+            let sample = |now| AckSample {
+                now,
+                acked_bytes: MSS,
+                srtt,
+                min_rtt,
+                rtt: None,
+                una: 0,
+                nxt: 0,
+                cwnd_limited: true,
+            };
             cc.on_ack(&sample(clock.now)); // starts the epoch
             cc.on_ack(&sample(now));
             cc.cwnd()

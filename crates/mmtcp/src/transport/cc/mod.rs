@@ -7,10 +7,12 @@
 //! ACKs outside fast recovery. Windows are in bytes.
 
 pub mod cubic;
+pub mod hystart;
 pub mod newreno;
 
 use crate::sim::{Duration, SimTime};
 pub use cubic::{Cubic, CubicConfig};
+pub use hystart::HyStartKind;
 pub use newreno::NewReno;
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +26,11 @@ pub struct AckSample {
     pub srtt: Option<Duration>,
     /// Smallest round-trip sample seen on the connection.
     pub min_rtt: Option<Duration>,
+    /// The round-trip sample this ACK gave, if any.
+    pub rtt: Option<Duration>,
+    /// SND.UNA after this ACK, and SND.NXT: rounds of the window (HyStart) are counted with them.
+    pub una: u64,
+    pub nxt: u64,
     /// True when the sender used its whole congestion window since the previous ACK. Controllers
     /// do not grow the window of a flow the application or the receiver is holding back
     /// (RFC 7661 §4.3, RFC 9438 §5.8); otherwise a rate-capped sender's window would grow
@@ -81,10 +88,17 @@ pub enum AnyCc {
 }
 
 impl AnyCc {
-    pub fn new(kind: CcKind, mss: u32, initial_window_bytes: u64, cubic: &CubicConfig) -> AnyCc {
+    /// `hystart` is used by CUBIC only (TcpConfig::validate refuses it with another controller).
+    pub fn new(
+        kind: CcKind,
+        mss: u32,
+        initial_window_bytes: u64,
+        cubic: &CubicConfig,
+        hystart: Option<HyStartKind>,
+    ) -> AnyCc {
         match kind {
             CcKind::NewReno => AnyCc::NewReno(NewReno::new(mss, initial_window_bytes)),
-            CcKind::Cubic => AnyCc::Cubic(Cubic::new(mss, initial_window_bytes, cubic)),
+            CcKind::Cubic => AnyCc::Cubic(Cubic::new(mss, initial_window_bytes, cubic, hystart)),
         }
     }
 }

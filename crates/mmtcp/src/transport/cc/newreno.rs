@@ -173,11 +173,13 @@ pub(super) mod ack_clock {
         pub segments_per_ack: u64,
         /// Reported in every ACK of the following rounds.
         pub cwnd_limited: bool,
+        /// Bytes acknowledged so far (SND.UNA).
+        pub una: u64,
     }
 
     impl AckClock {
         pub fn new(now: SimTime, rtt: Duration, mss_bytes: u64, segments_per_ack: u64) -> Self {
-            AckClock { now, rtt, mss_bytes, segments_per_ack, cwnd_limited: true }
+            AckClock { now, rtt, mss_bytes, segments_per_ack, cwnd_limited: true, una: 0 }
         }
 
         /// One round trip; `observe` sees the controller after each ACK, with the ACK's time.
@@ -190,14 +192,19 @@ pub(super) mod ack_clock {
             let flight_bytes = cc.cwnd();
             let ack_bytes = self.mss_bytes * self.segments_per_ack;
             let acks = flight_bytes.div_ceil(ack_bytes);
+            let nxt = self.una + flight_bytes;
             for i in 1..=acks {
                 let now = start + Duration::from_picos(self.rtt.as_picos() * i / acks);
                 let acked_bytes = ack_bytes.min(flight_bytes - (i - 1) * ack_bytes);
+                self.una += acked_bytes;
                 cc.on_ack(&AckSample {
                     now,
                     acked_bytes,
                     srtt: Some(self.rtt),
                     min_rtt: Some(self.rtt),
+                    rtt: Some(self.rtt),
+                    una: self.una,
+                    nxt,
                     cwnd_limited: self.cwnd_limited,
                 });
                 observe(now, cc);
@@ -393,6 +400,15 @@ mod tests {
     }
 
     fn ack(now: SimTime, acked_bytes: u64, cwnd_limited: bool) -> AckSample {
-        AckSample { now, acked_bytes, srtt: Some(RTT), min_rtt: Some(RTT), cwnd_limited }
+        AckSample {
+            now,
+            acked_bytes,
+            srtt: Some(RTT),
+            min_rtt: Some(RTT),
+            rtt: Some(RTT),
+            una: 0,
+            nxt: 0,
+            cwnd_limited,
+        }
     }
 }

@@ -1,17 +1,55 @@
-//! TCP parameters as a scenario states them (`flow.transport`), with Linux-like defaults.
+//! TCP parameters as a scenario states them (`flow.transport`). A scenario names a profile
+//! (`profile`, [`super::profile`]) whose bundle fills in every key it does not give; `Default`
+//! is the `"linux"` bundle.
 
+use super::profile::Profile;
 use crate::net::MAX_WINDOW;
 use crate::sim::Duration;
-use crate::transport::cc::{CcKind, CubicConfig};
+use crate::transport::cc::{CcKind, CubicConfig, HyStartKind};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
+
+/// How the retransmission timeout follows the RTT samples (`transport.rto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoRule {
+    /// RFC 6298: RTO = max(min_rto, SRTT + max(G, 4·RTTVAR)).
+    Rfc6298,
+    /// Linux (`tcp_rtt_estimator`, `__tcp_set_rto`): RTO = SRTT + max(4·mdev_max, min_rto), with
+    /// the variance term tracking the largest deviation of the last round trip.
+    Linux,
+}
+
+/// What sets the window during fast recovery (`transport.recovery`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// Proportional Rate Reduction (RFC 6937, as Linux runs it): the window falls to ssthresh
+    /// gradually, sending in proportion to what is delivered.
+    Prr,
+    /// cwnd = ssthresh at once on entering recovery (RFC 6675 §5; ns-3's TcpClassicRecovery).
+    Classic,
+}
 
 /// `[flow.transport]` with `kind = "tcp"`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
+    /// The bundle of defaults the other keys come from: "linux" (default), "ns3" or "rfc".
+    pub profile: Profile,
     /// Congestion control: "cubic" (default, as Linux) or "newreno".
     pub cc: CcKind,
+    /// HyStart (CUBIC only): leave slow start when the RTT rises (or, on the linux and ns3
+    /// profiles, when an ACK train spans half the minimum RTT). Which variant depends on the
+    /// profile: Linux's `tcp_cubic.c`, ns-3's `TcpCubic`, or RFC 9406 HyStart++.
+    pub hystart: bool,
+    /// Window during fast recovery: "prr" (RFC 6937) or "classic" (cwnd = ssthresh at once).
+    pub recovery: Recovery,
+    /// Retransmission-timeout rule: "linux" or "rfc6298".
+    pub rto: RtoRule,
+    /// TCP timestamps (RFC 7323): ACKs echo the send time of the segment that advanced them, so
+    /// an ACK of a retransmitted segment still gives an RTT sample.
+    pub timestamps: bool,
     /// Maximum segment size (payload bytes). 1448 B fills a 1500-byte MTU with timestamps on.
     pub mss: Bytes,
     /// Initial window in segments (RFC 6928: 10).
@@ -45,23 +83,9 @@ pub struct TcpConfig {
 }
 
 impl Default for TcpConfig {
+    /// The `"linux"` profile's bundle.
     fn default() -> Self {
-        TcpConfig {
-            cc: CcKind::Cubic,
-            mss: Bytes(1448),
-            initial_window: 10,
-            sack: true,
-            delayed_ack: true,
-            delayed_ack_timeout: Time(Duration::from_millis(40)),
-            min_rto: Time(Duration::from_millis(200)),
-            max_rto: Time(Duration::from_secs(120)),
-            initial_rto: Time(Duration::from_secs(1)),
-            dupthresh: 3,
-            send_buffer: Bytes(4 << 20),
-            receive_buffer: Bytes(6 << 20),
-            max_sack_blocks: 3,
-            cubic: CubicConfig::default(),
-        }
+        Profile::Linux.defaults(CcKind::Cubic)
     }
 }
 
@@ -95,6 +119,15 @@ impl TcpConfig {
         if self.initial_rto.0 == Duration::ZERO {
             return Err(("initial_rto", "must be greater than 0s".into()));
         }
+        if self.hystart && self.cc != CcKind::Cubic {
+            return Err((
+                "hystart",
+                format!(
+                    "HyStart is part of CUBIC (as in Linux and ns-3); it cannot be on with cc = \"{}\"",
+                    self.cc.name()
+                ),
+            ));
+        }
         if self.delayed_ack && self.delayed_ack_timeout.0 == Duration::ZERO {
             return Err(("delayed_ack_timeout", "must be greater than 0s when delayed_ack is on".into()));
         }
@@ -120,6 +153,15 @@ impl TcpConfig {
             ));
         }
         self.cubic.validate().map_err(|m| ("cubic", m))
+    }
+
+    /// The HyStart variant of this profile, if HyStart is on.
+    pub fn hystart_kind(&self) -> Option<HyStartKind> {
+        self.hystart.then_some(match self.profile {
+            Profile::Linux => HyStartKind::Linux,
+            Profile::Ns3 => HyStartKind::Ns3,
+            Profile::Rfc => HyStartKind::PlusPlus,
+        })
     }
 
     pub fn mss_u32(&self) -> u32 {

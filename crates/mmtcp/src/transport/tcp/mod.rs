@@ -19,12 +19,14 @@
 
 pub mod config;
 pub mod intervals;
+pub mod profile;
 pub mod receiver;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;
 
-pub use config::TcpConfig;
+pub use config::{Recovery, RtoRule, TcpConfig};
+pub use profile::Profile;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
@@ -69,15 +71,11 @@ impl TcpCtx<'_> {
     }
 
     /// Allocates a packet from `from` to the other end's side `to` and queues it for
-    /// transmission. Its size is the payload plus headers plus its options' bytes.
-    fn emit(
-        &mut self,
-        from: Endpoint,
-        to: Side,
-        (tcp, options): (TcpHeader, &TcpOptions),
-        first_sent_at: SimTime,
-    ) {
-        let pkt = Packet::new(from.flow, (from.local, from.remote), to, tcp, (self.now, first_sent_at));
+    /// transmission. Its size is the payload plus headers plus its options' bytes. `stamp` is the
+    /// first transmission time of a data segment, or the timestamp an ACK echoes
+    /// ([`Packet::stamp`]).
+    fn emit(&mut self, from: Endpoint, to: Side, (tcp, options): (TcpHeader, &TcpOptions), stamp: SimTime) {
+        let pkt = Packet::new(from.flow, (from.local, from.remote), to, tcp, (self.now, stamp));
         let id = self.packets.alloc_with(pkt, options);
         self.out.push(id);
     }

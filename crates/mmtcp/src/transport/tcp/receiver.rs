@@ -26,7 +26,7 @@ use super::intervals::IntervalSet;
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
-use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions};
+use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO};
 use crate::sim::{Duration, SimTime, Timer};
 use std::collections::VecDeque;
 
@@ -92,6 +92,12 @@ pub struct TcpReceiver {
     read_limit: Option<u64>,
     /// Right edge of the window last advertised (`ack + window` of the last segment sent).
     advertised_edge: u64,
+    /// Timestamps (RFC 7323): whether ACKs echo one.
+    timestamps: bool,
+    /// TS.Recent (RFC 7323 §4.3): the TSval to echo, `NO_ECHO` before the first.
+    ts_recent: SimTime,
+    /// Last.ACK.sent (RFC 7323 §4.3): the cumulative ACK of the last segment sent.
+    last_ack_sent: u64,
     pub stats: ReceiverStats,
 }
 
@@ -118,6 +124,9 @@ impl TcpReceiver {
             syn_timer: Timer::default(),
             read_limit: None,
             advertised_edge: 0,
+            timestamps: cfg.timestamps,
+            ts_recent: NO_ECHO,
+            last_ack_sent: 0,
             stats: ReceiverStats::default(),
         }
     }
@@ -201,6 +210,12 @@ impl TcpReceiver {
     fn on_data(&mut self, ctx: &mut TcpCtx, pkt: &Packet) {
         self.stats.segments_arrived += 1;
         let seg = SeqRange::new(pkt.tcp.seq, pkt.tcp.seq + pkt.tcp.len as u64);
+        // RFC 7323 §4.3 (2): a segment at or below the last ACK sent — the next in order, or a
+        // retransmission filling the hole the ACKs point at — sets the timestamp to echo; one
+        // above a hole does not, so an ACK for a pair of delayed segments echoes the earlier.
+        if seg.start <= self.last_ack_sent && (self.ts_recent == NO_ECHO || pkt.sent_at >= self.ts_recent) {
+            self.ts_recent = pkt.sent_at;
+        }
         if seg.end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
             return self.send_ack(ctx);
@@ -211,7 +226,7 @@ impl TcpReceiver {
             return self.send_ack(ctx);
         }
         if seg.start <= self.rcv_nxt {
-            self.deliver(ctx.now, seg.end - self.rcv_nxt, pkt.first_sent_at);
+            self.deliver(ctx.now, seg.end - self.rcv_nxt, pkt.first_sent_at());
             self.rcv_nxt = seg.end;
             if self.ooo.is_empty() {
                 return self.ack_in_order(ctx, u32::from(pkt.tcp.len));
@@ -227,7 +242,7 @@ impl TcpReceiver {
         } else {
             let i = self.ooo_segments.partition_point(|&(start, _)| start < seg.start);
             if self.ooo_segments.get(i).is_none_or(|&(start, _)| start != seg.start) {
-                self.ooo_segments.insert(i, (seg.start, pkt.first_sent_at));
+                self.ooo_segments.insert(i, (seg.start, pkt.first_sent_at()));
             }
         }
         self.remember(seg.start);
@@ -345,7 +360,9 @@ impl TcpReceiver {
         self.advertised_edge = self.rcv_nxt + window;
         // The receive buffer, and so the window, is at most MAX_WINDOW (TcpConfig::validate).
         let tcp = TcpHeader { ack: self.rcv_nxt, window: window as u32, flags, ..Default::default() };
-        ctx.emit(self.ends, Side::Sender, (tcp, &TcpOptions { sack, dss: None }), ctx.now);
+        self.last_ack_sent = self.rcv_nxt;
+        let echo = if self.timestamps { self.ts_recent } else { NO_ECHO };
+        ctx.emit(self.ends, Side::Sender, (tcp, &TcpOptions { sack, dss: None }), echo);
     }
 }
 

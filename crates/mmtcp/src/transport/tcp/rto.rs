@@ -1,16 +1,30 @@
-//! Round-trip estimation and the retransmission timeout, RFC 6298.
+//! Round-trip estimation and the retransmission timeout: RFC 6298, or Linux's variant.
 //!
+//! RFC 6298 (`RtoRule::Rfc6298`):
+//!
+//! ```text
 //!   first sample R:  SRTT = R, RTTVAR = R/2                          (2.2)
 //!   later samples:   RTTVAR = (1 − β)·RTTVAR + β·|SRTT − R'|, β = 1/4  (2.3)
 //!                    SRTT   = (1 − α)·SRTT + α·R',              α = 1/8
 //!   RTO = max(min_rto, SRTT + max(G, K·RTTVAR)), K = 4                (2.2–2.4)
-//!   on expiry RTO doubles, up to max_rto                              (5.5)
+//! ```
 //!
-//! G, the clock granularity, is 1 ms (a Linux jiffy at HZ=1000). Before the first sample the RTO
-//! is `initial_rto` (1 s, §2.1). Samples are never taken from retransmitted segments (Karn's
-//! algorithm, §3); that rule is the sender's, which chooses what to sample. Deviation: Linux
-//! computes RTO ≈ SRTT + max(RTTVAR, min_rto), which is longer on short paths; we follow the RFC.
+//! G, the clock granularity, is 1 ms (a Linux jiffy at HZ=1000).
+//!
+//! Linux (`RtoRule::Linux`, net/ipv4/tcp_input.c `tcp_rtt_estimator` and `__tcp_set_rto`): SRTT
+//! and the mean deviation `mdev` are smoothed with the same gains, except that a sample *below*
+//! SRTT whose error exceeds mdev moves mdev with gain 1/32 instead of 1/4 (so a falling RTT does
+//! not inflate the timeout). The timeout's variance term is `rttvar`, which follows the largest
+//! 4·mdev of the current round trip (`mdev_max`, floored at min_rto): it rises at once, and once
+//! per round trip (when SND.UNA passes the SND.NXT of the round's start) falls a quarter of the
+//! way toward that round's maximum. RTO = SRTT + rttvar, so it is never below SRTT + min_rto —
+//! Linux's floor is added to the RTT, where RFC 6298's is a floor on the sum.
+//!
+//! Both: before the first sample the RTO is `initial_rto` (1 s, RFC 6298 §2.1); on expiry the RTO
+//! doubles up to `max_rto` (§5.5). Which samples are valid (Karn's algorithm, §3; timestamps,
+//! RFC 7323 §4) is the sender's choice.
 
+use super::config::RtoRule;
 use crate::sim::Duration;
 
 /// RFC 6298 §4 clock granularity G.
@@ -18,8 +32,16 @@ const CLOCK_GRANULARITY: Duration = Duration::from_millis(1);
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
+    rule: RtoRule,
     srtt: Option<Duration>,
+    /// RFC 6298 RTTVAR; Linux's mdev (the smoothed mean deviation, not multiplied by 4).
     rttvar: Duration,
+    /// Linux: the largest 4·mdev of this round trip, at least min_rto.
+    mdev_max: Duration,
+    /// Linux: the variance term of the RTO.
+    linux_rttvar: Duration,
+    /// Linux: the round trip ends when SND.UNA passes this (`rtt_seq`).
+    round_end: u64,
     min_rtt: Option<Duration>,
     latest: Option<Duration>,
     /// RTO before back-off.
@@ -31,13 +53,17 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    pub fn new(initial_rto: Duration, min_rto: Duration, max_rto: Duration) -> Self {
+    pub fn new(rule: RtoRule, initial_rto: Duration, min_rto: Duration, max_rto: Duration) -> Self {
         RttEstimator {
+            rule,
             srtt: None,
             rttvar: Duration::ZERO,
+            mdev_max: Duration::ZERO,
+            linux_rttvar: Duration::ZERO,
+            round_end: 0,
             min_rtt: None,
             latest: None,
-            base_rto: initial_rto,
+            base_rto: initial_rto.min(max_rto),
             backoff: 0,
             min_rto,
             max_rto,
@@ -48,6 +74,7 @@ impl RttEstimator {
         self.srtt
     }
 
+    /// RFC 6298's RTTVAR (Linux: mdev).
     pub fn rttvar(&self) -> Duration {
         self.rttvar
     }
@@ -60,10 +87,18 @@ impl RttEstimator {
         self.latest
     }
 
-    /// Feeds one valid (non-ambiguous) measurement.
-    pub fn on_sample(&mut self, r: Duration) {
+    /// Feeds one valid measurement `r`, taken on an ACK that moved SND.UNA to `una` while
+    /// SND.NXT was `nxt` (Linux's per-round-trip decay of the variance term uses both).
+    pub fn on_sample(&mut self, r: Duration, una: u64, nxt: u64) {
         self.latest = Some(r);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        match self.rule {
+            RtoRule::Rfc6298 => self.rfc6298_sample(r),
+            RtoRule::Linux => self.linux_sample(r, una, nxt),
+        }
+    }
+
+    fn rfc6298_sample(&mut self, r: Duration) {
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -78,6 +113,44 @@ impl RttEstimator {
         let srtt = self.srtt.expect("set above");
         let var_term = self.rttvar.saturating_mul(4).max(CLOCK_GRANULARITY);
         self.base_rto = (srtt + var_term).max(self.min_rto).min(self.max_rto);
+    }
+
+    fn linux_sample(&mut self, r: Duration, una: u64, nxt: u64) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = Duration(r.0 / 2);
+                self.mdev_max = self.rttvar.saturating_mul(4).max(self.min_rto);
+                self.linux_rttvar = self.mdev_max;
+                self.round_end = nxt;
+            }
+            Some(srtt) => {
+                let below = r < srtt;
+                let err = srtt.0.abs_diff(r.0);
+                self.srtt = Some(Duration(srtt.0 - srtt.0 / 8 + r.0 / 8));
+                // mdev += (|err| − mdev)/4, or /32 when the RTT fell by more than mdev.
+                if err >= self.rttvar.0 {
+                    let step = (err - self.rttvar.0) / if below { 32 } else { 4 };
+                    self.rttvar = Duration(self.rttvar.0 + step);
+                } else {
+                    self.rttvar = Duration(self.rttvar.0 - (self.rttvar.0 - err) / 4);
+                }
+                let four_mdev = self.rttvar.saturating_mul(4);
+                if four_mdev > self.mdev_max {
+                    self.mdev_max = four_mdev;
+                    self.linux_rttvar = self.linux_rttvar.max(four_mdev);
+                }
+                if una > self.round_end {
+                    if self.mdev_max < self.linux_rttvar {
+                        self.linux_rttvar = self.linux_rttvar - (self.linux_rttvar - self.mdev_max) / 4;
+                    }
+                    self.round_end = nxt;
+                    self.mdev_max = self.min_rto;
+                }
+            }
+        }
+        let srtt = self.srtt.expect("set above");
+        self.base_rto = (srtt + self.linux_rttvar).min(self.max_rto);
     }
 
     /// The current timeout, with back-off applied.
@@ -108,7 +181,11 @@ mod tests {
     use super::*;
 
     fn est() -> RttEstimator {
-        RttEstimator::new(Duration::from_secs(1), Duration::from_millis(200), Duration::from_secs(60))
+        estimator(RtoRule::Rfc6298)
+    }
+
+    fn estimator(rule: RtoRule) -> RttEstimator {
+        RttEstimator::new(rule, Duration::from_secs(1), Duration::from_millis(200), Duration::from_secs(60))
     }
 
     #[test]
@@ -119,7 +196,7 @@ mod tests {
     #[test]
     fn test_first_sample_sets_srtt_and_half_rttvar() {
         let mut e = est();
-        e.on_sample(Duration::from_millis(100));
+        e.on_sample(Duration::from_millis(100), 0, 0);
         assert_eq!(e.srtt(), Some(Duration::from_millis(100)));
         assert_eq!(e.rttvar(), Duration::from_millis(50));
         // 100 + 4·50 = 300 ms, above the 200 ms floor.
@@ -129,8 +206,8 @@ mod tests {
     #[test]
     fn test_smoothing_follows_the_rfc_gains() {
         let mut e = est();
-        e.on_sample(Duration::from_millis(100));
-        e.on_sample(Duration::from_millis(200));
+        e.on_sample(Duration::from_millis(100), 0, 0);
+        e.on_sample(Duration::from_millis(200), 0, 0);
         // RTTVAR = 3/4·50 + 1/4·|100 − 200| = 62.5; SRTT = 7/8·100 + 1/8·200 = 112.5
         assert_eq!(e.rttvar(), Duration::from_micros(62_500));
         assert_eq!(e.srtt(), Some(Duration::from_micros(112_500)));
@@ -142,7 +219,7 @@ mod tests {
     fn test_min_rto_floor() {
         let mut e = est();
         for _ in 0..50 {
-            e.on_sample(Duration::from_millis(10));
+            e.on_sample(Duration::from_millis(10), 0, 0);
         }
         assert_eq!(e.rto(), Duration::from_millis(200));
     }
@@ -150,7 +227,7 @@ mod tests {
     #[test]
     fn test_backoff_doubles_and_caps() {
         let mut e = est();
-        e.on_sample(Duration::from_millis(100));
+        e.on_sample(Duration::from_millis(100), 0, 0);
         e.back_off();
         assert_eq!(e.rto(), Duration::from_millis(600));
         for _ in 0..20 {

@@ -18,12 +18,13 @@
 //! is RFC 6582 NewReno: the first unacknowledged segment is retransmitted on entering recovery
 //! and after each partial ACK.
 
+use super::config::Recovery;
 use super::rto::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
-use crate::net::{Packet, Side, TcpFlags, TcpHeader, TcpOptions};
+use crate::net::{Packet, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO};
 use crate::sim::{Duration, SimTime, Timer};
 use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
 
@@ -52,6 +53,20 @@ pub enum CaState {
     Loss {
         point: u64,
     },
+}
+
+/// Proportional Rate Reduction's counters for one recovery episode (RFC 6937 §3; the
+/// variables of Linux's `tcp_cwnd_reduction`).
+#[derive(Clone, Copy, Debug)]
+struct Prr {
+    /// RecoverFS: what the window was when recovery began (Linux's `prior_cwnd`).
+    recover_fs: u64,
+    /// Bytes delivered to the receiver since recovery began.
+    delivered: u64,
+    /// Bytes sent since recovery began.
+    out: u64,
+    /// The window PRR allows after the latest ACK: pipe + sndcnt.
+    cwnd: u64,
 }
 
 /// Counters and latency samples of a sender.
@@ -88,6 +103,14 @@ pub struct TcpSender {
     rtt: RttEstimator,
     rto_timer: Timer,
     dupacks: u32,
+    /// Timestamps (RFC 7323) are on: an ACK's echo gives an RTT sample when Karn's rule does not.
+    timestamps: bool,
+    recovery: Recovery,
+    /// PRR's state while in fast recovery with `recovery = "prr"`.
+    prr: Option<Prr>,
+    /// Bytes of new data sent on duplicate ACKs before recovery began (limited transmit,
+    /// RFC 3042): RFC 5681 §3.2 step 2 leaves them out of the FlightSize that sets ssthresh.
+    limited_transmit: u64,
     /// Whether the last transmission attempt stopped because of the congestion window.
     cwnd_limited: bool,
     /// The next retransmission goes out whatever the window: the fast retransmit on entering
@@ -115,10 +138,14 @@ impl TcpSender {
             sb: Scoreboard::new(mss),
             app_end: 0,
             rwnd: cfg.receive_buffer.0,
-            cc: AnyCc::new(cfg.cc, mss, cfg.initial_window as u64 * mss as u64, &cfg.cubic),
-            rtt: RttEstimator::new(cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
+            cc: AnyCc::new(cfg.cc, mss, cfg.initial_window as u64 * mss as u64, &cfg.cubic, cfg.hystart_kind()),
+            rtt: RttEstimator::new(cfg.rto, cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
             rto_timer: Timer::default(),
             dupacks: 0,
+            timestamps: cfg.timestamps,
+            recovery: cfg.recovery,
+            prr: None,
+            limited_transmit: 0,
             cwnd_limited: false,
             force_retransmit: false,
             pinned_cwnd: None,
@@ -129,9 +156,10 @@ impl TcpSender {
     // ----------------------------------------------------------------------------------------
     // Observation (metrics, applications)
 
-    /// The congestion window in force: the pinned one if a proxy set it, else the controller's.
+    /// The congestion window in force: the pinned one if a proxy set it, else PRR's during
+    /// fast recovery, else the controller's.
     pub fn cwnd(&self) -> u64 {
-        self.pinned_cwnd.unwrap_or_else(|| self.cc.cwnd())
+        self.pinned_cwnd.or(self.prr.map(|p| p.cwnd)).unwrap_or_else(|| self.cc.cwnd())
     }
     /// The smallest RTT sample so far.
     pub fn min_rtt(&self) -> Option<Duration> {
@@ -228,7 +256,7 @@ impl TcpSender {
         self.hs = Handshake::Established;
         if !retransmitted {
             // RFC 6298 §2: the handshake gives the first RTT sample.
-            self.rtt.on_sample(ctx.now - sent_at);
+            self.rtt.on_sample(ctx.now - sent_at, 0, 0);
         }
         self.rtt.reset_backoff();
         self.rto_timer.cancel();
@@ -276,8 +304,15 @@ impl TcpSender {
         acked.merge(self.sb.ack(ack));
         let advanced = ack > prior_una;
 
-        if let Some(sample) = acked.rtt_sample(ctx.now) {
-            self.rtt.on_sample(sample);
+        // Karn's rule gives no sample when retransmitted data was acknowledged; the timestamp
+        // echo then does (RFC 7323 §4; Linux `tcp_ack_update_rtt`), on an ACK of new data.
+        let ts_sample = || {
+            let echo = pkt.ts_echo().filter(|_| self.timestamps && advanced)?;
+            (echo <= ctx.now).then(|| ctx.now - echo)
+        };
+        let rtt_sample = acked.rtt_sample(ctx.now).or_else(ts_sample);
+        if let Some(sample) = rtt_sample {
+            self.rtt.on_sample(sample, ack, self.sb.high_data());
             self.stats.rtt.record(sample.as_picos());
             self.stats.rtt_interval_sum += sample;
             self.stats.rtt_interval_count += 1;
@@ -293,10 +328,15 @@ impl TcpSender {
         if dupack && !self.sack {
             self.sb.add_reno_dupack(self.mss);
         }
+        let lost_before = self.sb.lost_bytes();
         if self.sack {
             self.sb.detect_losses(self.dupthresh, self.mss);
             self.sb.detect_lost_retransmissions(self.dupthresh, self.mss);
         }
+        let newly_lost = self.sb.lost_bytes() > lost_before;
+        // RFC 6937 DeliveredData: bytes cumulatively acknowledged or SACKed by this ACK; without
+        // SACK a duplicate ACK stands for one segment delivered.
+        let delivered = acked.bytes + if dupack && !self.sack { self.mss as u64 } else { 0 };
 
         match self.ca {
             CaState::Open => {
@@ -308,33 +348,40 @@ impl TcpSender {
                 let lost = self.sack && self.sb.head_is_lost();
                 if self.dupacks >= self.dupthresh || lost {
                     self.enter_recovery(ctx.now);
+                    self.prr_on_ack(delivered, advanced && !newly_lost);
                 } else if advanced {
                     // RFC 5681 §3.1: the window grows on ACKs of new data (and, as in Linux,
                     // by everything that ACK newly acknowledged, SACKed bytes included); a
                     // duplicate ACK does not raise it.
-                    self.grow(ctx.now, acked.bytes, was_cwnd_limited);
+                    self.grow(ctx.now, acked.bytes, was_cwnd_limited, rtt_sample);
                 }
             }
             CaState::Recovery { point } => {
                 if ack >= point {
                     self.ca = CaState::Open;
                     self.dupacks = 0;
+                    self.limited_transmit = 0;
+                    self.prr = None;
                     self.sb.clear_reno_dupacks();
                     self.cc.on_recovery_exit(ctx.now);
-                } else if advanced && !self.sack {
-                    // RFC 6582 §3.2 step 5: a partial ACK; the next hole is lost.
-                    let head_end = self.sb.head().map(|s| s.end()).unwrap_or(ack);
-                    self.sb.mark_lost_below(head_end);
-                    self.force_retransmit = true;
+                } else {
+                    if advanced && !self.sack {
+                        // RFC 6582 §3.2 step 5: a partial ACK; the next hole is lost.
+                        let head_end = self.sb.head().map(|s| s.end()).unwrap_or(ack);
+                        self.sb.mark_lost_below(head_end);
+                        self.force_retransmit = true;
+                    }
+                    self.prr_on_ack(delivered, advanced && !newly_lost);
                 }
             }
             CaState::Loss { point } => {
                 if ack >= point {
                     self.ca = CaState::Open;
                     self.dupacks = 0;
+                    self.limited_transmit = 0;
                 }
                 if advanced {
-                    self.grow(ctx.now, acked.bytes, was_cwnd_limited);
+                    self.grow(ctx.now, acked.bytes, was_cwnd_limited, rtt_sample);
                 }
             }
         }
@@ -349,12 +396,15 @@ impl TcpSender {
         self.try_send(ctx);
     }
 
-    fn grow(&mut self, now: SimTime, acked_bytes: u64, cwnd_limited: bool) {
+    fn grow(&mut self, now: SimTime, acked_bytes: u64, cwnd_limited: bool, rtt: Option<Duration>) {
         self.cc.on_ack(&AckSample {
             now,
             acked_bytes,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
+            rtt,
+            una: self.sb.una(),
+            nxt: self.sb.high_data(),
             cwnd_limited,
         });
     }
@@ -363,10 +413,44 @@ impl TcpSender {
     fn enter_recovery(&mut self, now: SimTime) {
         self.ca = CaState::Recovery { point: self.sb.high_data() };
         self.stats.fast_recoveries += 1;
-        self.cc.on_congestion_event(now, self.sb.outstanding());
+        let prior_cwnd = self.cc.cwnd();
+        // RFC 5681 §3.2 step 2: FlightSize without what limited transmit sent.
+        let flight = self.sb.outstanding().saturating_sub(self.limited_transmit);
+        self.limited_transmit = 0;
+        self.cc.on_congestion_event(now, flight);
+        if self.recovery == Recovery::Prr {
+            self.prr = Some(Prr { recover_fs: prior_cwnd.max(1), delivered: 0, out: 0, cwnd: self.cc.cwnd() });
+        }
         let head_end = self.sb.head().map(|s| s.end()).unwrap_or(self.sb.una());
         self.sb.mark_lost_below(head_end);
         self.force_retransmit = true;
+    }
+
+    /// PRR (RFC 6937 §3.1 as Linux's `tcp_cwnd_reduction` runs it): after an ACK that
+    /// delivered `delivered` bytes, the window becomes pipe + sndcnt, where sndcnt keeps what is
+    /// sent in proportion to what is delivered (ssthresh / RecoverFS) while pipe is above
+    /// ssthresh, and below it lets pipe grow back toward ssthresh: by what was delivered
+    /// (conservative reduction bound), plus one segment on a `safe` ACK — one that advances
+    /// SND.UNA and reveals no new loss (the slow-start reduction bound, which RFC 9937 applies
+    /// only to such ACKs). The first call after entering recovery lets the fast retransmit out.
+    fn prr_on_ack(&mut self, delivered: u64, safe: bool) {
+        let Some(prr) = self.prr.as_mut() else { return };
+        if delivered == 0 {
+            return;
+        }
+        prr.delivered += delivered;
+        let pipe = self.sb.pipe();
+        let ssthresh = self.cc.ssthresh();
+        let mss = self.mss as u64;
+        let sndcnt = if pipe > ssthresh {
+            let allowed = (u128::from(ssthresh) * u128::from(prr.delivered)).div_ceil(u128::from(prr.recover_fs));
+            (allowed as u64).saturating_sub(prr.out)
+        } else {
+            let bound = prr.delivered.saturating_sub(prr.out).max(delivered) + if safe { mss } else { 0 };
+            bound.min(ssthresh - pipe)
+        };
+        let sndcnt = if prr.out == 0 { sndcnt.max(mss) } else { sndcnt };
+        prr.cwnd = pipe + sndcnt;
     }
 
     /// RFC 6298 §5.4–5.6 and RFC 5681 §3.1: retransmit from the first unacknowledged segment
@@ -377,6 +461,8 @@ impl TcpSender {
         }
         self.stats.rto_count += 1;
         let already_reduced = self.ca != CaState::Open;
+        self.prr = None;
+        self.limited_transmit = 0;
         self.cc.on_rto(ctx.now, self.sb.outstanding(), already_reduced);
         self.sb.on_timeout();
         self.ca = CaState::Loss { point: self.sb.high_data() };
@@ -409,6 +495,9 @@ impl TcpSender {
                 self.force_retransmit = false;
                 let seg = self.sb.retransmit(seq, ctx.now);
                 self.stats.retransmitted_segments += 1;
+                if let Some(prr) = self.prr.as_mut() {
+                    prr.out += len;
+                }
                 self.emit_data(ctx, seg.start, seg.len, seg.first_sent_at);
                 sent = true;
                 continue;
@@ -429,6 +518,12 @@ impl TcpSender {
                 break;
             }
             self.sb.push(len as u32, ctx.now);
+            if let Some(prr) = self.prr.as_mut() {
+                prr.out += len;
+            }
+            if self.ca == CaState::Open && self.dupacks > 0 {
+                self.limited_transmit += len;
+            }
             self.emit_data(ctx, high, len as u32, ctx.now);
             sent = true;
         }
@@ -448,7 +543,7 @@ impl TcpSender {
 
     fn send_control(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
         let tcp = TcpHeader { flags, ..Default::default() };
-        ctx.emit(self.ends, Side::Receiver, (tcp, &TcpOptions::NONE), ctx.now);
+        ctx.emit(self.ends, Side::Receiver, (tcp, &TcpOptions::NONE), NO_ECHO);
     }
 }
 
@@ -603,8 +698,9 @@ mod tests {
         assert_eq!(h.tx.ca_state(), CaState::Recovery { point: 14 * MSS });
         assert_eq!(h.segments_sent(), vec![1], "the lost segment, and nothing else yet");
         assert_eq!(h.tx.stats.retransmitted_segments, 1);
-        // ssthresh = FlightSize / 2 = 13 / 2 segments.
-        assert_eq!(h.tx.ssthresh(), 13 * MSS / 2);
+        // ssthresh = FlightSize / 2, FlightSize without the two segments limited transmit sent
+        // (RFC 5681 §3.2 step 2): 11 / 2 segments.
+        assert_eq!(h.tx.ssthresh(), 11 * MSS / 2);
     }
 
     #[test]

@@ -1,0 +1,228 @@
+//! `transport.profile`: coherent bundles of TCP defaults, so that a scenario says "TCP as Linux
+//! runs it" (or as ns-3, or as the RFCs write it) in one key. A key the scenario gives overrides
+//! its profile's value; every other key takes the profile's (`fill_in`, applied to the scenario
+//! document before it is read, so `mmtcp validate --print` shows what each key resolved to).
+//!
+//! Where each value comes from is in docs/models/tcp.md ("Profiles"), and next to it below.
+
+use super::config::{Recovery, RtoRule, TcpConfig};
+use crate::sim::Duration;
+use crate::transport::cc::{CcKind, CubicConfig};
+use crate::units::{Bytes, Time};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A bundle of TCP defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// Linux (6.x defaults, `sysctl net.ipv4.tcp_*` untouched).
+    #[default]
+    Linux,
+    /// ns-3's TCP as the seeds ran it (ns-3.2x–3.3x attribute defaults).
+    Ns3,
+    /// The standards as written: RFC 5681/6298/6675/7323, RFC 9438 CUBIC with RFC 9406 HyStart++.
+    Rfc,
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Linux => "linux",
+            Profile::Ns3 => "ns3",
+            Profile::Rfc => "rfc",
+        }
+    }
+
+    /// Every key's value under this profile, for congestion control `cc` (HyStart is CUBIC's).
+    pub fn defaults(self, cc: CcKind) -> TcpConfig {
+        let cubic = cc == CcKind::Cubic;
+        match self {
+            Profile::Linux => TcpConfig {
+                profile: self,
+                cc,
+                // tcp_cubic.c: hystart = 1.
+                hystart: cubic,
+                // tcp_input.c tcp_cwnd_reduction (PRR since 3.2).
+                recovery: Recovery::Prr,
+                rto: RtoRule::Linux,
+                // sysctl tcp_timestamps = 1.
+                timestamps: true,
+                // 1500-byte MTU − 20 (IP) − 20 (TCP) − 12 (timestamp option).
+                mss: Bytes(1448),
+                // TCP_INIT_CWND = 10 (RFC 6928).
+                initial_window: 10,
+                sack: true,
+                delayed_ack: true,
+                // TCP_DELACK_MIN = HZ/25.
+                delayed_ack_timeout: Time(Duration::from_millis(40)),
+                // TCP_RTO_MIN = HZ/5, TCP_RTO_MAX = 120 s, TCP_TIMEOUT_INIT = 1 s.
+                min_rto: Time(Duration::from_millis(200)),
+                max_rto: Time(Duration::from_secs(120)),
+                initial_rto: Time(Duration::from_secs(1)),
+                // tcp_reordering = 3.
+                dupthresh: 3,
+                // tcp_wmem / tcp_rmem maxima.
+                send_buffer: Bytes(4 << 20),
+                receive_buffer: Bytes(6 << 20),
+                max_sack_blocks: 3,
+                cubic: CubicConfig::default(),
+            },
+            Profile::Ns3 => TcpConfig {
+                profile: self,
+                cc,
+                // TcpCubic::HyStart = true.
+                hystart: cubic,
+                // TcpSocketBase::RecoveryType = TcpClassicRecovery until ns-3.3x made PRR the
+                // default; the seeds' versions ran classic recovery.
+                recovery: Recovery::Classic,
+                // RttMeanDeviation (α = 1/8, β = 1/4) and TcpSocketBase::MinRto.
+                rto: RtoRule::Rfc6298,
+                // TcpSocketBase::Timestamp = true.
+                timestamps: true,
+                // The mmWave module's examples set TcpSocket::SegmentSize = 1400 (ns-3's own
+                // default, 536, is the RFC 1122 minimum no mmWave study keeps).
+                mss: Bytes(1400),
+                // TcpSocket::InitialCwnd = 1 (raised to 10 in ns-3.3x).
+                initial_window: 1,
+                // TcpSocketBase::Sack = true.
+                sack: true,
+                // TcpSocket::DelAckCount = 2, DelAckTimeout = 200 ms.
+                delayed_ack: true,
+                delayed_ack_timeout: Time(Duration::from_millis(200)),
+                // TcpSocketBase::MinRto = 1 s, MaxRto = 60 s, RttEstimator InitialEstimation 1 s.
+                min_rto: Time(Duration::from_secs(1)),
+                max_rto: Time(Duration::from_secs(60)),
+                initial_rto: Time(Duration::from_secs(1)),
+                // TcpSocketBase::ReTxThreshold = 3.
+                dupthresh: 3,
+                // TcpSocket::SndBufSize = RcvBufSize = 131072.
+                send_buffer: Bytes(131_072),
+                receive_buffer: Bytes(131_072),
+                max_sack_blocks: 3,
+                cubic: CubicConfig::default(),
+            },
+            Profile::Rfc => TcpConfig {
+                profile: self,
+                cc,
+                // RFC 9438 §4.10 recommends HyStart++ (RFC 9406).
+                hystart: cubic,
+                // RFC 6937 is Experimental; RFC 6675 §5 sets cwnd = ssthresh.
+                recovery: Recovery::Classic,
+                rto: RtoRule::Rfc6298,
+                timestamps: true,
+                mss: Bytes(1448),
+                // RFC 6928.
+                initial_window: 10,
+                sack: true,
+                delayed_ack: true,
+                // RFC 5681 §4.2: MUST be under 500 ms; Linux's and the common choice, 40 ms, is
+                // kept so that the profile differs from linux only where an RFC says otherwise.
+                delayed_ack_timeout: Time(Duration::from_millis(40)),
+                // RFC 6298 §2.4: 1 s; §2.5: at least 60 s; §2.1: 1 s.
+                min_rto: Time(Duration::from_secs(1)),
+                max_rto: Time(Duration::from_secs(60)),
+                initial_rto: Time(Duration::from_secs(1)),
+                dupthresh: 3,
+                send_buffer: Bytes(4 << 20),
+                receive_buffer: Bytes(6 << 20),
+                max_sack_blocks: 3,
+                cubic: CubicConfig::default(),
+            },
+        }
+    }
+}
+
+/// Fills the keys a `[flow.transport]` table leaves out with its profile's values (tables such
+/// as `cubic` key by key). A table whose `profile` or `cc` is not a known name is left alone:
+/// reading it then reports the bad value.
+pub fn fill_in(table: &mut Map<String, Value>) {
+    let profile = match table.get("profile") {
+        None => Profile::default(),
+        Some(v) => match serde_json::from_value::<Profile>(v.clone()) {
+            Ok(p) => p,
+            Err(_) => return,
+        },
+    };
+    let cc = match table.get("cc") {
+        None => CcKind::default(),
+        Some(v) => match serde_json::from_value::<CcKind>(v.clone()) {
+            Ok(c) => c,
+            Err(_) => return,
+        },
+    };
+    let Ok(Value::Object(bundle)) = serde_json::to_value(profile.defaults(cc)) else {
+        unreachable!("a TcpConfig serialises to a table")
+    };
+    merge_missing(table, bundle);
+}
+
+fn merge_missing(into: &mut Map<String, Value>, from: Map<String, Value>) {
+    for (key, value) in from {
+        match (into.get_mut(&key), value) {
+            (None, value) => {
+                into.insert(key, value);
+            }
+            (Some(Value::Object(inner)), Value::Object(defaults)) => merge_missing(inner, defaults),
+            (Some(_), _) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(json: Value) -> TcpConfig {
+        let Value::Object(mut table) = json else { panic!("a table") };
+        fill_in(&mut table);
+        serde_json::from_value(Value::Object(table)).expect("a complete TcpConfig")
+    }
+
+    #[test]
+    fn test_every_profile_is_valid_for_every_controller() {
+        for profile in [Profile::Linux, Profile::Ns3, Profile::Rfc] {
+            for cc in [CcKind::NewReno, CcKind::Cubic] {
+                let cfg = profile.defaults(cc);
+                assert_eq!(cfg.validate(), Ok(()), "{profile:?} {cc:?}");
+                assert_eq!(cfg.hystart, cc == CcKind::Cubic, "HyStart follows the controller");
+            }
+        }
+    }
+
+    #[test]
+    fn test_default_is_the_linux_bundle() {
+        assert_eq!(TcpConfig::default(), Profile::Linux.defaults(CcKind::Cubic));
+        assert_eq!(filled(serde_json::json!({})), TcpConfig::default());
+    }
+
+    #[test]
+    fn test_profile_fills_what_the_scenario_leaves_out() {
+        let cfg = filled(serde_json::json!({ "profile": "ns3" }));
+        assert_eq!(cfg, Profile::Ns3.defaults(CcKind::Cubic));
+        assert_eq!(cfg.min_rto.0, Duration::from_secs(1));
+        assert_eq!(cfg.recovery, Recovery::Classic);
+    }
+
+    #[test]
+    fn test_a_given_key_overrides_the_profile() {
+        let cfg = filled(serde_json::json!({
+            "profile": "ns3", "min_rto": "200ms", "cc": "newreno", "cubic": { "beta": 0.5 }
+        }));
+        assert_eq!(cfg.min_rto.0, Duration::from_millis(200));
+        assert_eq!(cfg.delayed_ack_timeout.0, Duration::from_millis(200), "others from ns3");
+        assert!(!cfg.hystart, "no HyStart default for NewReno");
+        assert_eq!(cfg.cubic.beta, 0.5);
+        assert_eq!(cfg.cubic.c, 0.4, "the rest of a table from the profile");
+    }
+
+    #[test]
+    fn test_unknown_profile_is_left_for_the_reader_to_report() {
+        let mut table = Map::new();
+        table.insert("profile".into(), Value::String("bsd".into()));
+        fill_in(&mut table);
+        assert_eq!(table.len(), 1);
+        let err = serde_json::from_value::<TcpConfig>(Value::Object(table)).unwrap_err();
+        assert!(err.to_string().contains("bsd"), "{err}");
+    }
+}
