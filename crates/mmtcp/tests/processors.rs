@@ -138,7 +138,8 @@ impl PacketProcessor for Dropper {
 #[test]
 fn consumed_packets_go_no_further_and_tcp_repairs_them() {
     let dropped = Rc::new(RefCell::new(0));
-    let mut w = world(&chain("1MB"));
+    // One segment in forty lost holds NewReno near 10 segments of window: 1 MB takes about 2 s.
+    let mut w = world(&chain("1MB").replace("duration = \"2s\"", "duration = \"4s\""));
     w.add_processor(slot(1, Dropper { every: 40, seen: 0, dropped: dropped.clone() }));
     let w = run(w);
     let f = &w.flows()[0];

@@ -5,7 +5,7 @@
 //! spans (`Duration`) are distinct types so that adding two instants does not compile.
 
 use std::fmt;
-use std::ops::{Add, AddAssign, Sub, Div};
+use std::ops::{Add, AddAssign, Div, Sub};
 
 /// Picoseconds in one second.
 pub const PS_PER_SEC: u64 = 1_000_000_000_000;

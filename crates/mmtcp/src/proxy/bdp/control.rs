@@ -208,7 +208,9 @@ mod tests {
     fn test_control_probe_skips_retransmitted_segments_in_the_flow() {
         let mut net = net(PolicyKind::Reactive, 200_000);
         // The first copy of segment 20 is lost between proxy and UE: the proxy sees it twice.
-        net.drop = Box::new(|from, p| from == PROXY && p.tcp.seq == 20_000 && p.is_data() && p.sent_at == p.first_sent_at());
+        net.drop = Box::new(|from, p| {
+            from == PROXY && p.tcp.seq == 20_000 && p.is_data() && p.sent_at == p.first_sent_at()
+        });
         net.run_until(at_us(3_000_000));
         assert_eq!(net.ue.rcv_nxt(), 200_000);
         let Deployment::Control(c) = &net.proxy.deployment else { unreachable!() };

@@ -159,7 +159,12 @@ pub struct Cubic {
 impl Cubic {
     /// A controller in slow start with `initial_window_bytes`. `config` must pass
     /// [`CubicConfig::validate`].
-    pub fn new(mss: u32, initial_window_bytes: u64, config: &CubicConfig, hystart: Option<HyStartKind>) -> Self {
+    pub fn new(
+        mss: u32,
+        initial_window_bytes: u64,
+        config: &CubicConfig,
+        hystart: Option<HyStartKind>,
+    ) -> Self {
         debug_assert!(mss > 0, "zero MSS");
         debug_assert!(config.validate().is_ok(), "{:?}", config.validate());
         Cubic {

@@ -266,3 +266,138 @@ impl HyStart {
         Verdict::Continue
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    /// Feeds HyStart one round of `acks` ACKs, `spacing` apart from `start`, each with RTT
+    /// `rtt`, at cwnd `cwnd_segments`; rounds are 100 bytes of sequence space apart. Returns the
+    /// index of the ACK that ended slow start, if one did.
+    struct Driver {
+        h: HyStart,
+        round: u64,
+        now: SimTime,
+    }
+
+    impl Driver {
+        fn new(kind: HyStartKind) -> Driver {
+            Driver { h: HyStart::new(kind), round: 0, now: SimTime::ZERO }
+        }
+
+        fn round(&mut self, acks: u64, spacing: Duration, rtt: Duration, cwnd_segments: u64) -> Option<u64> {
+            self.round += 1;
+            let mut exited = None;
+            for i in 0..acks {
+                let una = (self.round - 1) * 100 + 1 + i * 99 / acks.max(1);
+                let ack = HyStartAck {
+                    now: self.now,
+                    rtt: Some(rtt),
+                    srtt: Some(rtt),
+                    una,
+                    nxt: self.round * 100,
+                    cwnd: cwnd_segments * MSS,
+                    mss: MSS,
+                };
+                if self.h.on_ack(&ack) == Verdict::Exit && exited.is_none() {
+                    exited = Some(i);
+                }
+                self.now += spacing;
+            }
+            exited
+        }
+    }
+
+    fn ms(x: f64) -> Duration {
+        Duration::from_secs_f64(x / 1e3)
+    }
+
+    #[test]
+    fn test_linux_delay_exit_needs_a_rise_above_the_threshold() {
+        // delay_min 20 ms: threshold clamp(20/8, 4, 16) = 4 ms. ACKs 3 ms apart: no ACK train.
+        let mut d = Driver::new(HyStartKind::Linux);
+        assert_eq!(d.round(12, ms(3.0), ms(20.0), 20), None);
+        assert_eq!(d.round(12, ms(3.0), ms(23.9), 20), None, "a rise of 3.9 ms is within the threshold");
+        // The delay test runs from the 9th sample of a round on.
+        assert_eq!(d.round(12, ms(3.0), ms(24.1), 20), Some(8));
+    }
+
+    #[test]
+    fn test_linux_never_exits_without_an_rtt_rise_or_ack_train() {
+        let mut d = Driver::new(HyStartKind::Linux);
+        for _ in 0..50 {
+            assert_eq!(d.round(20, ms(3.0), ms(20.0), 64), None);
+        }
+    }
+
+    #[test]
+    fn test_delay_threshold_is_an_eighth_of_the_base_rtt_within_4_and_16_ms() {
+        for (base, below, above) in [(100.0, 112.4, 112.6), (200.0, 215.9, 216.1), (10.0, 13.9, 14.1)] {
+            let mut d = Driver::new(HyStartKind::Linux);
+            d.round(12, ms(3.0), ms(base), 20);
+            assert_eq!(d.round(12, ms(3.0), ms(below), 20), None, "base {base} ms, {below} ms");
+            assert!(d.round(12, ms(3.0), ms(above), 20).is_some(), "base {base} ms, {above} ms");
+        }
+    }
+
+    #[test]
+    fn test_ack_train_exit_after_half_the_minimum_rtt_on_linux_and_all_of_it_on_ns3() {
+        // ACKs 1 ms apart, constant 20 ms RTT. Linux: threshold (20 + 1)/2 = 10.5 ms (the GSO
+        // allowance is capped at 1 ms), so the ACK 11 ms into the round ends slow start.
+        let mut d = Driver::new(HyStartKind::Linux);
+        assert_eq!(d.round(30, ms(1.0), ms(20.0), 20), Some(11));
+        // ns-3: the train must last the whole 20 ms.
+        let mut d = Driver::new(HyStartKind::Ns3);
+        assert_eq!(d.round(30, ms(1.0), ms(20.0), 20), Some(21));
+        // ACKs 3 ms apart do not form a train.
+        let mut d = Driver::new(HyStartKind::Linux);
+        assert_eq!(d.round(30, ms(3.0), ms(20.0), 20), None);
+    }
+
+    #[test]
+    fn test_classic_hystart_waits_for_16_segments_and_rearms_after_a_timeout() {
+        let mut d = Driver::new(HyStartKind::Linux);
+        d.round(12, ms(3.0), ms(20.0), 15);
+        assert_eq!(d.round(12, ms(3.0), ms(40.0), 15), None, "below the low window");
+        assert!(d.round(12, ms(3.0), ms(40.0), 16).is_some());
+        assert_eq!(d.round(12, ms(3.0), ms(40.0), 16), None, "reported once");
+        d.h.on_timeout();
+        assert_eq!(d.round(12, ms(3.0), ms(20.0), 16), None, "re-armed: a fresh round");
+    }
+
+    #[test]
+    fn test_hystart_plus_plus_css_then_congestion_avoidance() {
+        let mut d = Driver::new(HyStartKind::PlusPlus);
+        d.round(10, ms(3.0), ms(20.0), 4);
+        // RttThresh = clamp(20/8, 4, 16) = 4 ms: 23.9 ms stays in slow start, 24 ms enters CSS.
+        d.round(10, ms(3.0), ms(23.9), 4);
+        assert!(!d.h.in_css());
+        // (The previous round's minimum is now 23.9 ms: compare with it.)
+        d.round(10, ms(3.0), ms(27.9), 4);
+        assert!(d.h.in_css(), "27.9 ≥ 23.9 + 4");
+        assert_eq!(d.h.growth_divisor(), 4);
+        // The RTT falls below the minimum that triggered CSS: back to slow start.
+        d.round(10, ms(3.0), ms(20.0), 4);
+        assert!(!d.h.in_css());
+        assert_eq!(d.h.growth_divisor(), 1);
+        d.round(10, ms(3.0), ms(30.0), 4);
+        assert!(d.h.in_css());
+        // Four more rounds complete CSS_ROUNDS = 5: the fifth round's first ACK ends slow start.
+        for _ in 0..4 {
+            assert_eq!(d.round(10, ms(3.0), ms(30.0), 4), None);
+        }
+        assert_eq!(d.round(10, ms(3.0), ms(30.0), 4), Some(0));
+        assert!(!d.h.in_css());
+    }
+
+    #[test]
+    fn test_hystart_plus_plus_is_off_after_a_loss() {
+        let mut d = Driver::new(HyStartKind::PlusPlus);
+        d.round(10, ms(3.0), ms(20.0), 4);
+        d.h.on_loss();
+        d.round(10, ms(3.0), ms(40.0), 4);
+        assert!(!d.h.in_css(), "only the first slow start (RFC 9406 §4.3)");
+    }
+}

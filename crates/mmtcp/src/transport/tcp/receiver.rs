@@ -380,6 +380,8 @@ mod tests {
         ack: u64,
         window: u64,
         sack: SackBlocks,
+        /// The timestamp echoed (RFC 7323 TSecr).
+        echo: Option<SimTime>,
     }
 
     struct Harness {
@@ -435,8 +437,14 @@ mod tests {
             let out: Vec<PacketId> = self.out.drain(..).collect();
             out.into_iter()
                 .map(|id| {
-                    let tcp = self.packets.get(id).tcp;
-                    Ack { ack: tcp.ack, window: u64::from(tcp.window), sack: self.packets.options(id).sack }
+                    let pkt = self.packets.get(id);
+                    let tcp = pkt.tcp;
+                    Ack {
+                        ack: tcp.ack,
+                        window: u64::from(tcp.window),
+                        sack: self.packets.options(id).sack,
+                        echo: pkt.ts_echo(),
+                    }
                 })
                 .collect()
         }
@@ -580,5 +588,56 @@ mod tests {
         assert!(h.read_limit(9).is_empty(), "7 segments after 4: less than double, no update");
         assert_eq!(h.read_limit(10).len(), 1, "8 segments after 4");
         assert_eq!(h.rx.stats.window_updates, 3);
+    }
+
+    fn at_ms(ms: u64) -> SimTime {
+        SimTime::ZERO + Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn test_ack_of_a_delayed_pair_echoes_the_earlier_segment() {
+        let mut h = Harness::new(true, 64 * MSS as u64);
+        h.now = at_ms(1);
+        assert!(h.segment(0).is_empty(), "delayed");
+        h.now = at_ms(2);
+        let acks = h.segment(1);
+        assert_eq!(acks.len(), 1);
+        // RFC 7323 §4.3: segment 1 lies above Last.ACK.sent, so TS.Recent keeps segment 0's.
+        assert_eq!(acks[0].echo, Some(at_ms(1)));
+    }
+
+    #[test]
+    fn test_out_of_order_segment_keeps_the_echo_and_a_hole_filler_sets_it() {
+        let mut h = Harness::new(false, 64 * MSS as u64);
+        h.now = at_ms(1);
+        assert_eq!(h.segment(0)[0].echo, Some(at_ms(1)));
+        h.now = at_ms(3);
+        let acks = h.segment(2);
+        assert_eq!(acks[0].ack, MSS as u64);
+        assert_eq!(acks[0].echo, Some(at_ms(1)), "a segment above the hole does not update TS.Recent");
+        // The retransmission of segment 1, sent at 5 ms, fills the hole: its ACK echoes it, so
+        // the sender can time the retransmission.
+        h.now = at_ms(5);
+        let acks = h.segment(1);
+        assert_eq!(acks[0].ack, 3 * MSS as u64);
+        assert_eq!(acks[0].echo, Some(at_ms(5)));
+    }
+
+    #[test]
+    fn test_no_echo_with_timestamps_off() {
+        let cfg = TcpConfig {
+            mss: crate::units::Bytes(MSS as u64),
+            timestamps: false,
+            delayed_ack: false,
+            ..TcpConfig::default()
+        };
+        let mut h = Harness::new(false, 64 * MSS as u64);
+        h.rx = TcpReceiver::new(
+            Endpoint { flow: FlowId(0), local: NodeId(1), remote: NodeId(0) },
+            Opener::Sender,
+            &cfg,
+        );
+        h.now = at_ms(1);
+        assert_eq!(h.segment(0)[0].echo, None);
     }
 }

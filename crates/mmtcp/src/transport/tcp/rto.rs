@@ -237,4 +237,77 @@ mod tests {
         e.reset_backoff();
         assert_eq!(e.rto(), Duration::from_millis(300));
     }
+
+    #[test]
+    fn test_linux_first_sample_is_srtt_plus_the_larger_of_2r_and_min_rto() {
+        let mut e = estimator(RtoRule::Linux);
+        e.on_sample(Duration::from_millis(20), 0, 10);
+        // rttvar = max(4·R/2, 200 ms) = 200 ms: RTO = 20 + 200 ms (RFC 6298 would give 200 ms).
+        assert_eq!(e.rto(), Duration::from_millis(220));
+        let mut e = estimator(RtoRule::Linux);
+        e.on_sample(Duration::from_millis(300), 0, 10);
+        // 300 + max(600, 200) = 900 ms, as RFC 6298's 3·R.
+        assert_eq!(e.rto(), Duration::from_millis(900));
+    }
+
+    #[test]
+    fn test_linux_rtt_drop_moves_mdev_with_gain_one_32nd() {
+        let mut e = estimator(RtoRule::Linux);
+        e.on_sample(Duration::from_millis(100), 0, 10);
+        // mdev = 50 ms. A sample of 20 ms: error 80 ms, above mdev, below SRTT:
+        // mdev += (80 − 50)/32 (RFC 6298 would move it by (80 − 50)/4).
+        e.on_sample(Duration::from_millis(20), 0, 10);
+        assert_eq!(e.rttvar(), Duration::from_picos(50_000_000_000 + 30_000_000_000 / 32));
+        assert_eq!(e.srtt(), Some(Duration::from_millis(90)));
+        // A rise of the same size moves it by a quarter.
+        let mut e = estimator(RtoRule::Linux);
+        e.on_sample(Duration::from_millis(100), 0, 10);
+        e.on_sample(Duration::from_millis(180), 0, 10);
+        assert_eq!(e.rttvar(), Duration::from_micros(57_500));
+    }
+
+    #[test]
+    fn test_linux_variance_term_decays_once_per_round_trip() {
+        let mut e = estimator(RtoRule::Linux);
+        e.on_sample(Duration::from_millis(100), 0, 10);
+        e.on_sample(Duration::from_millis(300), 5, 10);
+        // mdev = 50 + (200 − 50)/4 = 87.5 ms; rttvar = 4·mdev = 350 ms, still in round one.
+        let srtt = Duration::from_micros(125_000);
+        assert_eq!(e.srtt(), Some(srtt));
+        assert_eq!(e.rto(), srtt + Duration::from_millis(350));
+        // Steady samples within the round do not lower it ...
+        e.on_sample(srtt, 10, 20);
+        assert_eq!(e.rto(), srtt + Duration::from_millis(350));
+        // ... the first sample after SND.UNA passes the round's end moves it a quarter of the way
+        // toward the round's largest 4·mdev: for round one that is the 350 ms itself,
+        e.on_sample(srtt, 11, 30);
+        assert_eq!(e.rto(), srtt + Duration::from_millis(350));
+        // and for round two, whose deviations stayed small, the 200 ms floor.
+        e.on_sample(srtt, 31, 40);
+        let rttvar =
+            Duration::from_millis(350) - (Duration::from_millis(350) - Duration::from_millis(200)) / 4;
+        assert_eq!(e.rto(), srtt + rttvar);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn linux_rto_is_never_below_srtt_plus_min_rto(samples in proptest::collection::vec(1u64..2_000, 1..200)) {
+            let mut e = estimator(RtoRule::Linux);
+            for (i, ms) in samples.iter().enumerate() {
+                let i = i as u64;
+                e.on_sample(Duration::from_millis(*ms), 10 * i, 10 * i + 20);
+                let srtt = e.srtt().unwrap();
+                proptest::prop_assert!(e.rto() >= (srtt + Duration::from_millis(200)).min(Duration::from_secs(60)));
+            }
+        }
+
+        #[test]
+        fn rfc6298_rto_is_never_below_min_rto(samples in proptest::collection::vec(1u64..2_000, 1..200)) {
+            let mut e = est();
+            for ms in samples {
+                e.on_sample(Duration::from_millis(ms), 0, 0);
+                proptest::prop_assert!(e.rto() >= Duration::from_millis(200));
+            }
+        }
+    }
 }

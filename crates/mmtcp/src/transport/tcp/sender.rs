@@ -138,7 +138,13 @@ impl TcpSender {
             sb: Scoreboard::new(mss),
             app_end: 0,
             rwnd: cfg.receive_buffer.0,
-            cc: AnyCc::new(cfg.cc, mss, cfg.initial_window as u64 * mss as u64, &cfg.cubic, cfg.hystart_kind()),
+            cc: AnyCc::new(
+                cfg.cc,
+                mss,
+                cfg.initial_window as u64 * mss as u64,
+                &cfg.cubic,
+                cfg.hystart_kind(),
+            ),
             rtt: RttEstimator::new(cfg.rto, cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
             rto_timer: Timer::default(),
             dupacks: 0,
@@ -419,7 +425,8 @@ impl TcpSender {
         self.limited_transmit = 0;
         self.cc.on_congestion_event(now, flight);
         if self.recovery == Recovery::Prr {
-            self.prr = Some(Prr { recover_fs: prior_cwnd.max(1), delivered: 0, out: 0, cwnd: self.cc.cwnd() });
+            self.prr =
+                Some(Prr { recover_fs: prior_cwnd.max(1), delivered: 0, out: 0, cwnd: self.cc.cwnd() });
         }
         let head_end = self.sb.head().map(|s| s.end()).unwrap_or(self.sb.una());
         self.sb.mark_lost_below(head_end);
@@ -443,7 +450,10 @@ impl TcpSender {
         let ssthresh = self.cc.ssthresh();
         let mss = self.mss as u64;
         let sndcnt = if pipe > ssthresh {
-            let allowed = (u128::from(ssthresh) * u128::from(prr.delivered)).div_ceil(u128::from(prr.recover_fs));
+            // ⌈ssthresh · prr_delivered / RecoverFS⌉ in whole segments, as Linux counts packets.
+            let allowed = (u128::from(ssthresh) * u128::from(prr.delivered))
+                .div_ceil(u128::from(prr.recover_fs) * u128::from(mss))
+                * u128::from(mss);
             (allowed as u64).saturating_sub(prr.out)
         } else {
             let bound = prr.delivered.saturating_sub(prr.out).max(delivered) + if safe { mss } else { 0 };
@@ -570,9 +580,19 @@ mod tests {
         /// An established NewReno sender with 10 segments of initial window and `app` bytes
         /// written.
         fn established(sack: bool, app: u64) -> Harness {
-            let cfg = TcpConfig { cc: CcKind::NewReno, mss: Bytes(MSS), sack, ..TcpConfig::default() };
+            let cfg = TcpConfig {
+                cc: CcKind::NewReno,
+                hystart: false,
+                mss: Bytes(MSS),
+                sack,
+                ..TcpConfig::default()
+            };
+            Harness::established_with(&cfg, app)
+        }
+
+        fn established_with(cfg: &TcpConfig, app: u64) -> Harness {
             let mut h = Harness {
-                tx: TcpSender::new(ENDS, Opener::Sender, &cfg),
+                tx: TcpSender::new(ENDS, Opener::Sender, cfg),
                 packets: PacketArena::with_capacity(64),
                 out: Vec::new(),
                 timers: Vec::new(),
@@ -601,7 +621,11 @@ mod tests {
         }
 
         fn reply_with(&mut self, tcp: TcpHeader, options: &TcpOptions) {
-            let pkt = Packet::new(FlowId(0), (NodeId(1), NodeId(0)), Side::Sender, tcp, (self.now, self.now));
+            self.reply_echoing(tcp, options, NO_ECHO);
+        }
+
+        fn reply_echoing(&mut self, tcp: TcpHeader, options: &TcpOptions, echo: SimTime) {
+            let pkt = Packet::new(FlowId(0), (NodeId(1), NodeId(0)), Side::Sender, tcp, (self.now, echo));
             self.call(|tx, ctx| tx.on_packet(ctx, &pkt, options));
         }
 
@@ -792,5 +816,106 @@ mod tests {
         h.call(|tx, ctx| tx.pin_cwnd(ctx, None));
         assert!(h.tx.cwnd() > controller, "the controller kept growing beneath the pin");
         assert_eq!(h.segments_sent().len() as u64, h.tx.cwnd() / MSS);
+    }
+
+    /// A NewReno sender with SACK and 20 segments in flight (segments 10..30) after slow start
+    /// from 10; segment 10 is then lost and the receiver SACKs 11, 12, 13: limited transmit
+    /// sends 30 and 31 on the first two, and the third starts recovery with ssthresh = 10
+    /// segments (FlightSize 20, limited transmit excluded) — RFC 6937 §5's example.
+    fn in_recovery(recovery: Recovery) -> Harness {
+        let cfg = TcpConfig {
+            cc: CcKind::NewReno,
+            hystart: false,
+            recovery,
+            mss: Bytes(MSS),
+            ..TcpConfig::default()
+        };
+        let mut h = Harness::established_with(&cfg, 1000 * MSS);
+        h.sent();
+        for k in 1..=10 {
+            h.ack(k, &[]);
+        }
+        assert_eq!(h.segments_sent(), (10..30).collect::<Vec<_>>());
+        assert_eq!(h.tx.cwnd(), 20 * MSS);
+        h.ack(10, &[(11, 12)]);
+        h.ack(10, &[(11, 13)]);
+        assert_eq!(h.segments_sent(), vec![30, 31], "limited transmit");
+        h.ack(10, &[(11, 14)]);
+        assert!(matches!(h.tx.ca_state(), CaState::Recovery { .. }));
+        assert_eq!(h.tx.ssthresh(), 10 * MSS);
+        assert_eq!(h.segments_sent(), vec![10], "the fast retransmit");
+        h
+    }
+
+    /// Segments sent on each of the next `n` ACKs, each SACKing one more segment from 14 on.
+    fn sent_per_ack(h: &mut Harness, n: u64) -> Vec<u64> {
+        (0..n)
+            .map(|i| {
+                h.ack(10, &[(11, 15 + i)]);
+                h.segments_sent().len() as u64
+            })
+            .collect()
+    }
+
+    #[test]
+    fn test_prr_sends_one_segment_for_every_two_delivered_as_rfc_6937_example() {
+        let mut h = in_recovery(Recovery::Prr);
+        // ssthresh / RecoverFS = 10 / 20: sndcnt = ⌈prr_delivered · 1/2⌉ − prr_out, which is 1 on
+        // every second ACK (RFC 6937 §5, the PRR rows of the example).
+        assert_eq!(sent_per_ack(&mut h, 12), vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+        // pipe falls by half a segment per ACK: 19 at entry, 13 after 12 ACKs.
+        assert_eq!(h.tx.pipe(), 13 * MSS);
+    }
+
+    #[test]
+    fn test_classic_recovery_sends_nothing_until_pipe_falls_below_ssthresh() {
+        let mut h = in_recovery(Recovery::Classic);
+        // cwnd = ssthresh = 10 at once with 19 in pipe: silent for 9 ACKs, then one per ACK
+        // (RFC 6937 §5, the RFC 6675 rows of the example).
+        assert_eq!(sent_per_ack(&mut h, 12), vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
+    }
+
+    #[test]
+    fn test_prr_ends_recovery_at_ssthresh() {
+        let mut h = in_recovery(Recovery::Prr);
+        sent_per_ack(&mut h, 18);
+        assert_eq!(h.tx.pipe(), 10 * MSS, "pipe has come down to ssthresh");
+        // The retransmission arrives: everything up to what was sent is acknowledged.
+        let high = h.tx.sb.high_data() / MSS;
+        h.ack(high, &[]);
+        assert_eq!(h.tx.ca_state(), CaState::Open);
+        assert_eq!(h.tx.cwnd(), 10 * MSS, "cwnd = ssthresh on leaving recovery");
+    }
+
+    #[test]
+    fn test_timestamps_give_an_rtt_sample_for_a_retransmitted_segment() {
+        for timestamps in [true, false] {
+            let cfg = TcpConfig {
+                cc: CcKind::NewReno,
+                hystart: false,
+                timestamps,
+                mss: Bytes(MSS),
+                ..TcpConfig::default()
+            };
+            let mut h = Harness::established_with(&cfg, 5 * MSS);
+            h.sent();
+            let srtt = h.tx.srtt();
+            let (at, _) = *h.timers.last().unwrap();
+            h.now = at;
+            h.call(|tx, ctx| tx.on_timer(ctx));
+            assert_eq!(h.segments_sent(), vec![0], "the timeout resends the head");
+            // Its ACK, 250 ms later, echoes the retransmission's send time.
+            h.now = at + Duration::from_millis(250);
+            let tcp = TcpHeader { ack: MSS, window: 1 << 30, flags: TcpFlags::ACK, ..Default::default() };
+            h.reply_echoing(tcp, &TcpOptions::NONE, at);
+            if timestamps {
+                // SRTT = 7/8 · 100 + 1/8 · 250 ms.
+                assert_eq!(h.tx.srtt(), Some(Duration::from_micros(118_750)));
+                assert_eq!(h.tx.stats.rtt.count(), 1);
+            } else {
+                assert_eq!(h.tx.srtt(), srtt, "Karn's rule: no sample");
+                assert_eq!(h.tx.stats.rtt.count(), 0);
+            }
+        }
     }
 }
