@@ -112,6 +112,22 @@ fn bad_tcp_parameter() {
 }
 
 #[test]
+fn bad_tcp_profile_names_and_combinations() {
+    let with =
+        |transport: &str| BASE.replace("to = \"ue\"", &format!("to = \"ue\"\ntransport = {transport}"));
+    let e = check(&with("{ profile = \"bsd\" }"));
+    assert_eq!(e.field, "flow[0].transport.profile");
+    assert!(e.message.contains("\"ns3\""), "{e}");
+    let e = check(&with("{ cc = \"vegas\" }"));
+    assert_eq!(e.field, "flow[0].transport.cc");
+    let e = check(&with("{ cc = \"newreno\", hystart = true }"));
+    assert_eq!(e.field, "flow[0].transport.hystart");
+    assert!(e.message.contains("CUBIC"), "{e}");
+    let e = check(&with("{ recovery = \"fast\" }"));
+    assert_eq!(e.field, "flow[0].transport.recovery");
+}
+
+#[test]
 fn missing_scenario_file() {
     let err =
         validate(&ScenarioSource::File("does/not/exist.toml".into()), &RunOptions::default()).unwrap_err();

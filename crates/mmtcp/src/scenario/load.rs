@@ -101,10 +101,13 @@ fn unknown_key(message: &str) -> Option<&str> {
 /// profile ([`profile::fill_in`]).
 pub fn deserialize(mut doc: Value, file: &str) -> Result<Scenario, InputError> {
     if let Some(Value::Array(flows)) = doc.get_mut("flow") {
-        for flow in flows.iter_mut().filter_map(Value::as_object_mut) {
+        for (i, flow) in flows.iter_mut().enumerate() {
+            let Some(flow) = flow.as_object_mut() else { continue };
             let transport = flow.entry("transport").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(table) = transport {
-                profile::fill_in(table);
+                profile::fill_in(table).map_err(|(key, message)| {
+                    InputError::new(file, format!("flow[{i}].transport.{key}"), message)
+                })?;
             }
         }
     }

@@ -3,19 +3,20 @@
 //! packets to transmit and timers to arm.
 //!
 //! What is modelled: three-way handshake (either end may open), byte sequence numbers,
-//! cumulative ACKs with SACK blocks (RFC 2018), delayed ACKs (RFC 1122, RFC 5681 §4.2), receive
-//! buffer and advertised window, loss recovery per RFC 6675 with SACK and RFC 6582 without,
-//! fast retransmit, RTO per RFC 6298 with back-off, congestion control behind
-//! [`crate::transport::cc::CongestionControl`].
+//! cumulative ACKs with SACK blocks (RFC 2018), delayed ACKs (RFC 1122, RFC 5681 §4.2),
+//! timestamps for RTT samples (RFC 7323), receive buffer and advertised window, loss recovery
+//! per RFC 6675 with SACK and RFC 6582 without, with the window in recovery set by PRR
+//! (RFC 6937) or at once (RFC 6675 §5), fast retransmit, RTO per RFC 6298 or Linux's rule with
+//! back-off, congestion control behind [`crate::transport::cc::CongestionControl`]. A profile
+//! ([`profile::Profile`]) bundles the defaults of Linux, ns-3 or the RFCs.
 //!
 //! Simplifications, each a documented choice: 64-bit sequence numbers that never wrap; no FIN
 //! teardown (a flow ends with the simulation or when a download's last byte is delivered); no
-//! Nagle (the sender behaves as with TCP_NODELAY); no D-SACK, no RACK/TLP, no undo of spurious
-//! retransmissions, no PRR (cwnd is set to ssthresh on entering recovery, RFC 6675 §5); the
-//! receiving application reads in-order data at once unless it sets a read limit (a split
-//! proxy's relay, [`TcpReceiver::set_read_limit`]); no zero-window probing (the window closes
-//! while out-of-order data is held, which the retransmission timer covers, or at a read limit,
-//! whose raising sends a window update).
+//! Nagle (the sender behaves as with TCP_NODELAY); no D-SACK, no RACK/TLP, no F-RTO, no undo of
+//! spurious retransmissions; the receiving application reads in-order data at once unless it
+//! sets a read limit (a split proxy's relay, [`TcpReceiver::set_read_limit`]); no zero-window
+//! probing (the window closes while out-of-order data is held, which the retransmission timer
+//! covers, or at a read limit, whose raising sends a window update).
 
 pub mod config;
 pub mod intervals;

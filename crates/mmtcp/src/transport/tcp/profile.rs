@@ -134,27 +134,34 @@ impl Profile {
 }
 
 /// Fills the keys a `[flow.transport]` table leaves out with its profile's values (tables such
-/// as `cubic` key by key). A table whose `profile` or `cc` is not a known name is left alone:
-/// reading it then reports the bad value.
-pub fn fill_in(table: &mut Map<String, Value>) {
-    let profile = match table.get("profile") {
-        None => Profile::default(),
-        Some(v) => match serde_json::from_value::<Profile>(v.clone()) {
-            Ok(p) => p,
-            Err(_) => return,
-        },
-    };
-    let cc = match table.get("cc") {
-        None => CcKind::default(),
-        Some(v) => match serde_json::from_value::<CcKind>(v.clone()) {
-            Ok(c) => c,
-            Err(_) => return,
-        },
-    };
+/// as `cubic` key by key). A `profile`, `cc`, `recovery` or `rto` that is not a known name is an
+/// error naming the key (`Err((key, message))`); the other keys are checked when the table is
+/// read.
+pub fn fill_in(table: &mut Map<String, Value>) -> Result<(), (&'static str, String)> {
+    let profile: Profile = known(table, "profile", &["linux", "ns3", "rfc"])?.unwrap_or_default();
+    let cc: CcKind = known(table, "cc", &["cubic", "newreno"])?.unwrap_or_default();
+    // Checked here too so that the error names the key: the table is read flattened into
+    // `[flow.transport]`, where serde reports a bad name without it.
+    known::<Recovery>(table, "recovery", &["prr", "classic"])?;
+    known::<RtoRule>(table, "rto", &["linux", "rfc6298"])?;
     let Ok(Value::Object(bundle)) = serde_json::to_value(profile.defaults(cc)) else {
         unreachable!("a TcpConfig serialises to a table")
     };
     merge_missing(table, bundle);
+    Ok(())
+}
+
+/// The value of `key`, if present, read as one of the names `allowed`.
+fn known<T: serde::de::DeserializeOwned>(
+    table: &Map<String, Value>,
+    key: &'static str,
+    allowed: &[&str],
+) -> Result<Option<T>, (&'static str, String)> {
+    let Some(value) = table.get(key) else { return Ok(None) };
+    serde_json::from_value(value.clone()).map(Some).map_err(|_| {
+        let names = allowed.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
+        (key, format!("{value} is not one of {names}"))
+    })
 }
 
 fn merge_missing(into: &mut Map<String, Value>, from: Map<String, Value>) {
@@ -175,7 +182,7 @@ mod tests {
 
     fn filled(json: Value) -> TcpConfig {
         let Value::Object(mut table) = json else { panic!("a table") };
-        fill_in(&mut table);
+        fill_in(&mut table).expect("known names");
         serde_json::from_value(Value::Object(table)).expect("a complete TcpConfig")
     }
 
@@ -217,12 +224,17 @@ mod tests {
     }
 
     #[test]
-    fn test_unknown_profile_is_left_for_the_reader_to_report() {
-        let mut table = Map::new();
-        table.insert("profile".into(), Value::String("bsd".into()));
-        fill_in(&mut table);
-        assert_eq!(table.len(), 1);
-        let err = serde_json::from_value::<TcpConfig>(Value::Object(table)).unwrap_err();
-        assert!(err.to_string().contains("bsd"), "{err}");
+    fn test_unknown_profile_or_controller_names_the_key() {
+        for (key, name) in [("profile", "bsd"), ("cc", "vegas")] {
+            let mut table = Map::new();
+            table.insert(key.into(), Value::String(name.into()));
+            let (field, message) = fill_in(&mut table).unwrap_err();
+            assert_eq!(field, key);
+            assert!(
+                message.contains(name) && message.contains("\"linux\"") == (key == "profile"),
+                "{message}"
+            );
+            assert_eq!(table.len(), 1, "nothing filled in");
+        }
     }
 }

@@ -10,7 +10,8 @@
 //!         retransmitting every lost segment) ── ACK ≥ recovery point ──► Open
 //! ```
 //!
-//! In Recovery the window is the controller's post-loss cwnd and segments are chosen by RFC 6675
+//! In Recovery the window is PRR's pipe + sndcnt (RFC 6937), or with `recovery = "classic"` the
+//! controller's post-loss cwnd, and segments are chosen by RFC 6675
 //! `NextSeg` rules 1 and 2 (lost segments first, then new data) while `pipe` < cwnd. Rules 3 and 4
 //! (retransmitting segments not yet deemed lost, rescue retransmission) are not modelled: a
 //! retransmission that is lost again is recovered by the RTO, as in RFC 6675 without RACK.
