@@ -90,37 +90,44 @@ fn newreno_with_sack_follows_the_mathis_formula() {
     }
 }
 
-/// A 10 Gbit/s core and a radio last hop following `channel`, 5 ms each way, 2.5 MB of buffer.
-fn radio(channel: &str) -> String {
+/// A 10 Gbit/s core and a radio last hop following `channel`, 5 ms each way, 2.5 MB of buffer;
+/// CUBIC on `profile`.
+fn radio(channel: &str, profile: &str) -> String {
     let last_hop = format!("kind = \"radio\"\nchannel = {channel}\ndelay = \"5ms\"\nbuffer = \"2.5MB\"");
-    let transport = "{ cc = \"cubic\", send_buffer = \"64MB\", receive_buffer = \"64MB\" }";
-    two_hops("20s", "100ms", FAST_CORE, &last_hop, transport)
+    let transport = format!(
+        "{{ cc = \"cubic\", profile = \"{profile}\", send_buffer = \"64MB\", receive_buffer = \"64MB\" }}"
+    );
+    two_hops("20s", "100ms", FAST_CORE, &last_hop, &transport)
 }
 
-/// The baseline of seeds 001 and 002: blockage makes TCP lose far more than the capacity lost.
+/// The baseline of seeds 001 and 002: blockage makes TCP lose more than the capacity lost. How
+/// much depends on CUBIC after a timeout: RFC 9438 climbs back along C·t³ from K = 0 and keeps
+/// well under half the mean capacity; Linux (and ns-3) grow at least 5 % per RTT while W_max is
+/// unknown and lose about a fifth.
 #[test]
 fn cubic_collapses_under_blockage_but_not_on_the_mean_capacity() {
-    let blocked = run_toml(&radio(
-        r#"{ kind = "onoff", los_rate = "1Gbps", nlos_rate = "0bps", los_duration = "1s", nlos_duration = "1s" }"#,
-    ));
-    let link = &blocked.summary["links"][1];
-    let mean_capacity = f64_of(&link["mean_capacity_bps"]);
-    assert!((mean_capacity - 0.5e9).abs() < 1e6, "mean capacity {mean_capacity}");
-    let goodput = f64_of(&flow(&blocked)["goodput_bps"]);
-    assert!(
-        goodput < 0.8 * 0.5e9,
-        "goodput {:.1} Mbit/s is not below 80 % of the mean capacity",
-        goodput / 1e6
-    );
-    let rtos = flow(&blocked)["rto_count"].as_u64().unwrap();
-    eprintln!(
-        "blockage: {:.1} Mbit/s of {:.1} mean capacity, {rtos} RTOs",
-        goodput / 1e6,
-        mean_capacity / 1e6
-    );
-    assert!(rtos >= 1, "no retransmission timeout during 1 s outages");
+    let onoff = r#"{ kind = "onoff", los_rate = "1Gbps", nlos_rate = "0bps", los_duration = "1s", nlos_duration = "1s" }"#;
+    for (profile, bound) in [("linux", 0.9), ("rfc", 0.5)] {
+        let blocked = run_toml(&radio(onoff, profile));
+        let link = &blocked.summary["links"][1];
+        let mean_capacity = f64_of(&link["mean_capacity_bps"]);
+        assert!((mean_capacity - 0.5e9).abs() < 1e6, "mean capacity {mean_capacity}");
+        let goodput = f64_of(&flow(&blocked)["goodput_bps"]);
+        let rtos = flow(&blocked)["rto_count"].as_u64().unwrap();
+        eprintln!(
+            "blockage, {profile}: {:.1} Mbit/s of {:.1} mean capacity, {rtos} RTOs",
+            goodput / 1e6,
+            mean_capacity / 1e6
+        );
+        assert!(
+            goodput < bound * mean_capacity,
+            "{profile}: goodput {:.1} Mbit/s is not below {bound} of the mean capacity",
+            goodput / 1e6
+        );
+        assert!(rtos >= 1, "{profile}: no retransmission timeout during 1 s outages");
+    }
 
-    let constant = run_toml(&radio(r#"{ kind = "constant", rate = "500Mbps" }"#));
+    let constant = run_toml(&radio(r#"{ kind = "constant", rate = "500Mbps" }"#, "linux"));
     let goodput = f64_of(&flow(&constant)["goodput_bps"]);
     eprintln!("constant 0.5 Gbit/s: {:.1} Mbit/s", goodput / 1e6);
     assert!(goodput >= 0.9 * 0.5e9, "goodput {:.1} Mbit/s < 90 % of a constant 0.5 Gbit/s", goodput / 1e6);

@@ -90,11 +90,23 @@ pub struct CubicConfig {
     /// AIMD(α_cubic, β) estimate W_est. Disabling it departs from the RFC; it is meant for
     /// experiments that isolate the cubic curve.
     pub reno_friendly: bool,
+    /// Least growth per RTT, as a fraction of cwnd, while W_max is unknown — before the first
+    /// congestion event (a slow start left by HyStart) and after a timeout. Linux's
+    /// `tcp_cubic.c` caps its ACK counter at 20 while `last_max_cwnd` is 0 (5 % per RTT), as
+    /// ns-3's `TcpCubic` does with `CntClamp = 20`; RFC 9438 §4.10 has no such floor (0), so a
+    /// flow HyStart stopped far below the path's capacity climbs only along C·t³. In [0, 1].
+    pub unknown_wmax_growth: f64,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            unknown_wmax_growth: 0.0,
+        }
     }
 }
 
@@ -111,6 +123,12 @@ impl CubicConfig {
             return Err(format!(
                 "cubic beta = {} is out of range: must be in (0, 1) (RFC 9438 default 0.7)",
                 self.beta
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.unknown_wmax_growth) {
+            return Err(format!(
+                "cubic unknown_wmax_growth = {} is out of range: must be in [0, 1] (Linux 0.05)",
+                self.unknown_wmax_growth
             ));
         }
         Ok(())
@@ -153,7 +171,9 @@ pub struct Cubic {
     /// Time of the latest `on_ack`, to measure intervals that were not cwnd-limited.
     last_ack_at: SimTime,
     /// HyStart, if on: leaves slow start before the first loss (module `hystart`).
-    hystart: Option<HyStart>,
+    hystart: Option<Box<HyStart>>,
+    /// No congestion event since the start or the last timeout: W_max is unknown.
+    w_max_unknown: bool,
 }
 
 impl Cubic {
@@ -178,13 +198,9 @@ impl Cubic {
             cwnd_prior_segments: 0.0,
             epoch: None,
             last_ack_at: SimTime::ZERO,
-            hystart: hystart.map(HyStart::new),
+            hystart: hystart.map(|kind| Box::new(HyStart::new(kind))),
+            w_max_unknown: true,
         }
-    }
-
-    /// Whether HyStart++ holds slow start in its conservative phase (RFC 9406 CSS).
-    pub fn in_css(&self) -> bool {
-        self.hystart.as_ref().is_some_and(HyStart::in_css)
     }
 
     fn segments(&self, bytes: u64) -> f64 {
@@ -222,9 +238,12 @@ impl Cubic {
         let acked_fraction = acked_bytes as f64 / self.cwnd_bytes as f64; // segments_acked / cwnd
 
         // §4.2 target, then §4.4/§4.5: cwnd += (target − cwnd)/cwnd per segment acked.
-        let target_segments = self
+        let mut target_segments = self
             .w_cubic(epoch.k_secs, t_secs + rtt.as_secs_f64())
             .clamp(cwnd_segments, MAX_TARGET_RATIO * cwnd_segments);
+        if self.w_max_unknown {
+            target_segments = target_segments.max(cwnd_segments * (1.0 + self.config.unknown_wmax_growth));
+        }
         let mut next_cwnd_bytes = self.cwnd_bytes as f64
             + self.cwnd_frac_bytes
             + (target_segments - cwnd_segments) * self.mss_bytes as f64 * acked_fraction;
@@ -299,7 +318,7 @@ impl CongestionControl for Cubic {
             let (cwnd_bytes, leftover_bytes) =
                 slow_start(self.cwnd_bytes, self.ssthresh_bytes, acked_bytes, self.mss_bytes);
             // RFC 9406 CSS: a quarter of slow start's growth.
-            let divisor = self.hystart.as_ref().map_or(1, HyStart::growth_divisor);
+            let divisor = self.hystart.as_ref().map_or(1, |h| h.growth_divisor());
             self.cwnd_bytes += (cwnd_bytes - self.cwnd_bytes) / divisor;
             acked_bytes = leftover_bytes;
         }
@@ -321,6 +340,7 @@ impl CongestionControl for Cubic {
             cwnd_segments
         };
         // §4.6: cwnd = ssthresh (the 2-segment floor applies to both).
+        self.w_max_unknown = false;
         self.reduce_ssthresh();
         self.cwnd_bytes = self.ssthresh_bytes;
     }
@@ -336,6 +356,7 @@ impl CongestionControl for Cubic {
         }
         self.cwnd_bytes = self.mss_bytes;
         self.w_max_segments = 0.0;
+        self.w_max_unknown = true;
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
@@ -703,5 +724,43 @@ mod tests {
         let config: CubicConfig = serde_json::from_str(r#"{"beta": 0.8}"#).unwrap();
         assert_eq!(config, CubicConfig { beta: 0.8, ..CubicConfig::default() });
         assert!(serde_json::from_str::<CubicConfig>(r#"{"gamma": 1}"#).is_err());
+    }
+
+    #[test]
+    fn test_linux_floor_of_5_percent_per_rtt_while_w_max_is_unknown() {
+        // After a timeout W_max is unknown: with the floor, congestion avoidance from ssthresh
+        // grows at least 5 % per RTT (Linux cnt ≤ 20); without it (RFC 9438) it follows C·t³
+        // from K = 0, which at a 10 ms RTT adds well under a segment per round at first.
+        let rtt = Duration::from_millis(10);
+        let grow = |floor: f64| {
+            let config =
+                CubicConfig { unknown_wmax_growth: floor, reno_friendly: false, ..CubicConfig::default() };
+            let mut cc = cubic(200, &config);
+            cc.on_rto(SimTime::ZERO, 200 * MSS, false);
+            let mut clock = AckClock::new(SimTime::ZERO, rtt, MSS, 1);
+            while cc.cwnd() < cc.ssthresh() {
+                clock.rounds(&mut cc, 1);
+            }
+            let start = segments(cc.cwnd());
+            clock.rounds(&mut cc, 10);
+            segments(cc.cwnd()) / start
+        };
+        let linux = grow(0.05);
+        assert!(linux >= 1.05f64.powi(10) * 0.98, "10 rounds at ≥ 5 %: ×{linux:.3}");
+        let rfc = grow(0.0);
+        assert!(rfc < 1.02, "RFC 9438's curve from K = 0: ×{rfc:.3}");
+        // A congestion event makes W_max known: the floor no longer applies.
+        let config =
+            CubicConfig { unknown_wmax_growth: 0.05, reno_friendly: false, ..CubicConfig::default() };
+        let mut cc = cubic(200, &config);
+        cc.on_congestion_event(SimTime::ZERO, 200 * MSS);
+        let mut clock = AckClock::new(SimTime::ZERO, rtt, MSS, 1);
+        let start = segments(cc.cwnd());
+        clock.rounds(&mut cc, 10);
+        assert!(
+            segments(cc.cwnd()) / start < 1.05,
+            "concave region below W_max: ×{:.3}",
+            segments(cc.cwnd()) / start
+        );
     }
 }

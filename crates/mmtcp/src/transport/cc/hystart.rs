@@ -12,7 +12,8 @@
 //!     exceeds delay_min + clamp(delay_min / 8, 4 ms, 16 ms).
 //!
 //!   Either sets ssthresh = cwnd: congestion avoidance from the next ACK. delay_min is the
-//!   smallest RTT sample of the connection. A timeout re-arms HyStart for the slow start after it.
+//!   smallest RTT sample since the connection began or the last timeout; a timeout re-arms
+//!   HyStart for the slow start after it.
 //! - **ns-3** (`TcpCubic`, the same algorithm from an earlier Linux): the ACK train fires when
 //!   it has lasted delay_min (not half of it), and the delay threshold is clamped to
 //!   [4 ms, 1000 ms] (`HyStartDelayMin`, `HyStartDelayMax`).
@@ -146,12 +147,15 @@ impl HyStart {
         }
     }
 
-    /// A timeout: Linux and ns-3 re-arm HyStart for the slow start that follows
-    /// (`bictcp_hystart_reset` on TCP_CA_Loss); HyStart++ stays off.
+    /// A timeout: Linux and ns-3 re-arm HyStart for the slow start that follows and forget
+    /// delay_min (`bictcp_reset` zeroes it with the rest of CUBIC's state on TCP_CA_Loss), so
+    /// the RTT of the queue an outage left behind becomes the new baseline instead of reading
+    /// as a rise; HyStart++ stays off.
     pub fn on_timeout(&mut self) {
         self.on_loss();
         self.found = false;
         self.in_round = false;
+        self.delay_min = None;
     }
 
     /// One ACK in slow start (cwnd < ssthresh).
@@ -364,7 +368,10 @@ mod tests {
         assert!(d.round(12, ms(3.0), ms(40.0), 16).is_some());
         assert_eq!(d.round(12, ms(3.0), ms(40.0), 16), None, "reported once");
         d.h.on_timeout();
-        assert_eq!(d.round(12, ms(3.0), ms(20.0), 16), None, "re-armed: a fresh round");
+        // Re-armed, with delay_min forgotten: the slow start after an outage starts with the
+        // queue's RTT (40 ms), which is its new baseline, not a rise over the old 20 ms.
+        assert_eq!(d.round(12, ms(3.0), ms(40.0), 16), None, "re-armed, new baseline");
+        assert!(d.round(12, ms(3.0), ms(46.0), 16).is_some(), "a rise over the new baseline");
     }
 
     #[test]

@@ -66,7 +66,8 @@ impl Profile {
                 send_buffer: Bytes(4 << 20),
                 receive_buffer: Bytes(6 << 20),
                 max_sack_blocks: 3,
-                cubic: CubicConfig::default(),
+                // tcp_cubic.c: ca->cnt ≤ 20 while last_max_cwnd = 0.
+                cubic: CubicConfig { unknown_wmax_growth: 0.05, ..CubicConfig::default() },
             },
             Profile::Ns3 => TcpConfig {
                 profile: self,
@@ -100,7 +101,8 @@ impl Profile {
                 send_buffer: Bytes(131_072),
                 receive_buffer: Bytes(131_072),
                 max_sack_blocks: 3,
-                cubic: CubicConfig::default(),
+                // TcpCubic::CntClamp = 20.
+                cubic: CubicConfig { unknown_wmax_growth: 0.05, ..CubicConfig::default() },
             },
             Profile::Rfc => TcpConfig {
                 profile: self,
