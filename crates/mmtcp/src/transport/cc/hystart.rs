@@ -14,9 +14,11 @@
 //!   Either sets ssthresh = cwnd: congestion avoidance from the next ACK. delay_min is the
 //!   smallest RTT sample since the connection began or the last timeout; a timeout re-arms
 //!   HyStart for the slow start after it.
-//! - **ns-3** (`TcpCubic`, the same algorithm from an earlier Linux): the ACK train fires when
-//!   it has lasted delay_min (not half of it), and the delay threshold is clamped to
-//!   [4 ms, 1000 ms] (`HyStartDelayMin`, `HyStartDelayMax`).
+//! - **ns-3** (`TcpCubic`, ns-3.33 and later, ported from an earlier Linux): the ACK train fires
+//!   when it has lasted delay_min (not half of it); the round's RTT is the minimum of its first
+//!   8 samples only, and the delay test fires when it exceeds delay_min + clamp(delay_min, 4 ms,
+//!   1000 ms) (`HystartDelayThresh` is applied to delay_min itself, not to delay_min / 8: the RTT
+//!   must double).
 //! - **RFC 9406 HyStart++**: per round, the minimum RTT of the round (after at least 8 samples)
 //!   is compared with the previous round's; a rise of at least clamp(last / 8, 4 ms, 16 ms)
 //!   enters Conservative Slow Start (CSS), which grows the window at a quarter of slow start's
@@ -204,13 +206,18 @@ impl HyStart {
                 self.found = true;
             }
         }
-        // The delay increase.
-        self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
+        // The delay increase. Linux keeps the round's minimum over all its samples; ns-3 over the
+        // first MIN_SAMPLES only.
+        if self.kind == HyStartKind::Linux || self.samples < MIN_SAMPLES {
+            self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
+        }
         if self.samples < MIN_SAMPLES {
             self.samples += 1;
         } else {
-            let max = if self.kind == HyStartKind::Linux { DELAY_THRESH_MAX } else { NS3_DELAY_THRESH_MAX };
-            let threshold = (delay_min / DELAY_DIVISOR).clamp(DELAY_THRESH_MIN, max);
+            let threshold = match self.kind {
+                HyStartKind::Linux => (delay_min / DELAY_DIVISOR).clamp(DELAY_THRESH_MIN, DELAY_THRESH_MAX),
+                _ => delay_min.clamp(DELAY_THRESH_MIN, NS3_DELAY_THRESH_MAX),
+            };
             if self.round_min.is_some_and(|m| m > delay_min + threshold) {
                 self.found = true;
             }
@@ -344,6 +351,16 @@ mod tests {
             assert_eq!(d.round(12, ms(3.0), ms(below), 20), None, "base {base} ms, {below} ms");
             assert!(d.round(12, ms(3.0), ms(above), 20).is_some(), "base {base} ms, {above} ms");
         }
+    }
+
+    #[test]
+    fn test_ns3_delay_exit_needs_the_rtt_to_double() {
+        // ns-3's threshold is clamp(delay_min, 4 ms, 1 s): from 20 ms, a round at 39.9 ms stays
+        // in slow start (Linux would have left at 24 ms) and one at 40.1 ms leaves it.
+        let mut d = Driver::new(HyStartKind::Ns3);
+        d.round(12, ms(3.0), ms(20.0), 20);
+        assert_eq!(d.round(12, ms(3.0), ms(39.9), 20), None);
+        assert_eq!(d.round(12, ms(3.0), ms(40.1), 20), Some(8));
     }
 
     #[test]

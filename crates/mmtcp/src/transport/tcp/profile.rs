@@ -19,7 +19,9 @@ pub enum Profile {
     /// Linux (6.x defaults, `sysctl net.ipv4.tcp_*` untouched).
     #[default]
     Linux,
-    /// ns-3's TCP as the seeds ran it (ns-3.2x–3.3x attribute defaults).
+    /// ns-3's TCP as the mmWave studies of 2016–2019 ran it: the attribute defaults of
+    /// ns-3.26–3.31 for every mechanism, and the segment and buffer sizes the ns3-mmwave
+    /// examples of 2017 set (ns-3's own, 536 B and 128 KiB, no mmWave study keeps).
     Ns3,
     /// The standards as written: RFC 5681/6298/6675/7323, RFC 9438 CUBIC with RFC 9406 HyStart++.
     Rfc,
@@ -72,34 +74,34 @@ impl Profile {
             Profile::Ns3 => TcpConfig {
                 profile: self,
                 cc,
-                // TcpCubic::HyStart = true.
+                // TcpCubic::HyStart = true (TcpCubic is in ns-3 from 3.33; ns-3's HyStart).
                 hystart: cubic,
-                // TcpSocketBase::RecoveryType = TcpClassicRecovery until ns-3.3x made PRR the
-                // default; the seeds' versions ran classic recovery.
+                // TcpL4Protocol::RecoveryType = TcpClassicRecovery up to ns-3.32, PRR after.
                 recovery: Recovery::Classic,
-                // RttMeanDeviation (α = 1/8, β = 1/4) and TcpSocketBase::MinRto.
+                // RttMeanDeviation (α = 1/8, β = 1/4), TcpSocketBase: RTO = max(SRTT +
+                // max(ClockGranularity 1 ms, 4·RTTVAR), MinRto), doubled up to 60 s.
                 rto: RtoRule::Rfc6298,
                 // TcpSocketBase::Timestamp = true.
                 timestamps: true,
-                // The mmWave module's examples set TcpSocket::SegmentSize = 1400 (ns-3's own
-                // default, 536, is the RFC 1122 minimum no mmWave study keeps).
+                // The ns3-mmwave examples of 2017 set TcpSocket::SegmentSize = 1400.
                 mss: Bytes(1400),
-                // TcpSocket::InitialCwnd = 1 (raised to 10 in ns-3.3x).
+                // TcpSocket::InitialCwnd = 1 up to ns-3.31 (10 from ns-3.32).
                 initial_window: 1,
-                // TcpSocketBase::Sack = true.
+                // TcpSocketBase::Sack = true (from ns-3.27).
                 sack: true,
                 // TcpSocket::DelAckCount = 2, DelAckTimeout = 200 ms.
                 delayed_ack: true,
                 delayed_ack_timeout: Time(Duration::from_millis(200)),
-                // TcpSocketBase::MinRto = 1 s, MaxRto = 60 s, RttEstimator InitialEstimation 1 s.
+                // TcpSocketBase::MinRto = 1 s, RttEstimator::InitialEstimation = 1 s, and the
+                // 60 s cap on the doubled RTO.
                 min_rto: Time(Duration::from_secs(1)),
                 max_rto: Time(Duration::from_secs(60)),
                 initial_rto: Time(Duration::from_secs(1)),
                 // TcpSocketBase::ReTxThreshold = 3.
                 dupthresh: 3,
-                // TcpSocket::SndBufSize = RcvBufSize = 131072.
-                send_buffer: Bytes(131_072),
-                receive_buffer: Bytes(131_072),
+                // The ns3-mmwave examples of 2017 set SndBufSize = RcvBufSize = 131072 × 40.
+                send_buffer: Bytes(131_072 * 40),
+                receive_buffer: Bytes(131_072 * 40),
                 max_sack_blocks: 3,
                 // TcpCubic::CntClamp = 20.
                 cubic: CubicConfig { unknown_wmax_growth: 0.05, ..CubicConfig::default() },
