@@ -472,7 +472,14 @@ mod tests {
         let now = clock.now + Duration::from_secs(2);
         let grow = |srtt: Option<Duration>, min_rtt: Option<Duration>| {
             let mut cc = base.clone();
-            let sample = |now| AckSample { now, acked_bytes: MSS, srtt, min_rtt, cwnd_limited: true };
+            let sample = |now| AckSample {
+                now,
+                acked_bytes: MSS,
+                srtt,
+                min_rtt,
+                cwnd_limited: true,
+                ..AckSample::default()
+            };
             cc.on_ack(&sample(clock.now)); // starts the epoch
             cc.on_ack(&sample(now));
             cc.cwnd()

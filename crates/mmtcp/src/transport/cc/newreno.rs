@@ -199,6 +199,7 @@ pub(super) mod ack_clock {
                     srtt: Some(self.rtt),
                     min_rtt: Some(self.rtt),
                     cwnd_limited: self.cwnd_limited,
+                    ..AckSample::default()
                 });
                 observe(now, cc);
             }
@@ -393,6 +394,13 @@ mod tests {
     }
 
     fn ack(now: SimTime, acked_bytes: u64, cwnd_limited: bool) -> AckSample {
-        AckSample { now, acked_bytes, srtt: Some(RTT), min_rtt: Some(RTT), cwnd_limited }
+        AckSample {
+            now,
+            acked_bytes,
+            srtt: Some(RTT),
+            min_rtt: Some(RTT),
+            cwnd_limited,
+            ..AckSample::default()
+        }
     }
 }

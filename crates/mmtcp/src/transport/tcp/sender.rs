@@ -24,6 +24,7 @@ use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
 use crate::net::{Packet, Side, TcpFlags, TcpHeader, TcpOptions};
+use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime, Timer};
 use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
 
@@ -115,7 +116,13 @@ impl TcpSender {
             sb: Scoreboard::new(mss),
             app_end: 0,
             rwnd: cfg.receive_buffer.0,
-            cc: AnyCc::new(cfg.cc, mss, cfg.initial_window as u64 * mss as u64, &cfg.cubic),
+            cc: AnyCc::new(
+                cfg.cc,
+                mss,
+                cfg.initial_window as u64 * mss as u64,
+                &cfg.cubic,
+                Rng::for_component(0, "tcp/cc"),
+            ),
             rtt: RttEstimator::new(cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
             rto_timer: Timer::default(),
             dupacks: 0,
@@ -356,6 +363,7 @@ impl TcpSender {
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             cwnd_limited,
+            ..AckSample::default()
         });
     }
 
