@@ -40,6 +40,9 @@ pub struct ProcessorEnv<'a> {
     pub flows: &'a [FlowInfo],
     /// Every link with the radio stack.
     pub radio_links: &'a [RadioLinkInfo],
+    /// The run's master seed, from which a processor derives its random streams (keyed by
+    /// `field`, so they do not shift when other components are added).
+    pub seed: u64,
 }
 
 impl ProcessorEnv<'_> {

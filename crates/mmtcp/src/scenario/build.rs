@@ -363,11 +363,12 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             app_config: &config.app,
             app,
             routes,
+            cc_rng: Rng::for_component(seed, &format!("flow/{}/cc", config.name)),
         };
         let id = world.add_flow(spec);
         debug_assert_eq!(id, FlowId(f as u32));
     }
-    for slot in build_processors(s, file, world.topology().links(), world.dirs(), &node_ids)? {
+    for slot in build_processors(s, (file, seed), world.topology().links(), world.dirs(), &node_ids)? {
         world.add_processor(slot);
     }
     let (columns, rows) = world.series_shape();
@@ -503,7 +504,7 @@ fn flow_routes(
 /// The packet processors of every node, in node order and, within a node, in the order given.
 fn build_processors(
     s: &Scenario,
-    file: &str,
+    (file, seed): (&str, u64),
     links: &[LinkInfo],
     dirs: &[AnyDirection],
     node_ids: &HashMap<&str, NodeId>,
@@ -552,6 +553,7 @@ fn build_processors(
                 node: NodeId(n as u32),
                 flows: &flows,
                 radio_links: &radio_links,
+                seed,
             };
             slots.push(ProcessorSlot {
                 name: format!("{}.{kind}", node.name),

@@ -4,6 +4,7 @@
 use crate::app::{App, AppConfig};
 use crate::ids::{DirId, FlowId, NodeId, RouteId};
 use crate::net::Side;
+use crate::sim::rng::Rng;
 use crate::sim::SimTime;
 use crate::transport::tcp::{Endpoint, TcpConfig, TcpReceiver, TcpSender};
 
@@ -19,6 +20,8 @@ pub struct FlowSpec<'a> {
     pub app: App,
     /// The route data takes (src → dst) and the route ACKs take (dst → src).
     pub routes: [RouteId; 2],
+    /// The random stream of the sender's congestion control.
+    pub cc_rng: Rng,
 }
 
 /// One TCP connection, its application, and what the summary needs to know of it.
@@ -56,7 +59,12 @@ impl Flow {
             src,
             dst,
             start: spec.start,
-            sender: TcpSender::new(Endpoint { flow: id, local: src, remote: dst }, opener, spec.tcp),
+            sender: TcpSender::new(
+                Endpoint { flow: id, local: src, remote: dst },
+                opener,
+                spec.tcp,
+                spec.cc_rng,
+            ),
             receiver: TcpReceiver::new(Endpoint { flow: id, local: dst, remote: src }, opener, spec.tcp),
             app: spec.app,
             routes: spec.routes,

@@ -259,6 +259,7 @@ mod tests {
             node: NodeId(node),
             flows,
             radio_links: links,
+            seed: 1,
         }
     }
 

@@ -100,7 +100,7 @@ impl BdpProxy {
             DeploymentKind::Control => {
                 Deployment::Control(ControlDeployment::new(env.flows.len(), cfg.control_delay()))
             }
-            DeploymentKind::Split => Deployment::Split(SplitDeployment::new(env.node, env.flows)),
+            DeploymentKind::Split => Deployment::Split(SplitDeployment::new(env)),
         };
         let flows = env
             .flows

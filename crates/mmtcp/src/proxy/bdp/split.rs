@@ -32,8 +32,9 @@ use super::processor::TOKEN_SPLIT_BASE;
 use crate::event::TcpTimer;
 use crate::ids::{FlowId, NodeId, PacketId};
 use crate::net::{Side, TcpFlags};
-use crate::proxy::env::FlowInfo;
+use crate::proxy::env::ProcessorEnv;
 use crate::proxy::{ProcCtx, Verdict};
+use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime};
 use crate::transport::tcp::{Endpoint, Opener, TcpConfig, TcpCtx, TcpReceiver, TcpSender};
 
@@ -77,6 +78,8 @@ struct FlowEnds {
     server: NodeId,
     ue: NodeId,
     tcp: TcpConfig,
+    /// The random stream of the inner sender's congestion control.
+    cc_rng: Rng,
 }
 
 pub struct SplitDeployment {
@@ -90,11 +93,17 @@ pub struct SplitDeployment {
 }
 
 impl SplitDeployment {
-    pub fn new(node: NodeId, flows: &[FlowInfo]) -> Self {
+    pub fn new(env: &ProcessorEnv) -> Self {
+        let ends = env.flows.iter().map(|f| FlowEnds {
+            server: f.src,
+            ue: f.dst,
+            tcp: f.tcp.clone(),
+            cc_rng: Rng::for_component(env.seed, &format!("{}/flow/{}/cc", env.field, f.name)),
+        });
         SplitDeployment {
-            node,
-            ends: flows.iter().map(|f| FlowEnds { server: f.src, ue: f.dst, tcp: f.tcp.clone() }).collect(),
-            flows: flows.iter().map(|_| None).collect(),
+            node: env.node,
+            ends: ends.collect(),
+            flows: env.flows.iter().map(|_| None).collect(),
             out: Vec::new(),
             timers: Vec::new(),
         }
@@ -141,7 +150,7 @@ impl SplitDeployment {
         let toward_ue = Endpoint { flow, local: self.node, remote: ends.ue };
         self.flows[f] = Some(SplitFlow {
             rx: TcpReceiver::new(toward_server, opener, &ends.tcp),
-            tx: TcpSender::new(toward_ue, opener, &ends.tcp),
+            tx: TcpSender::new(toward_ue, opener, &ends.tcp, ends.cc_rng.clone()),
             opener,
         });
         // The read limit holds from the first segment on (a UE-opened flow's SYN toward the

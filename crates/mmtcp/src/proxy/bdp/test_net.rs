@@ -14,6 +14,7 @@ use crate::net::{Packet, PacketArena, Side};
 use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo};
 use crate::proxy::{Control, Emit, PacketProcessor, ProcCtx, Verdict};
 use crate::radio::report::LinkReport;
+use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime};
 use crate::transport::tcp::{Endpoint, Opener, TcpConfig, TcpCtx, TcpReceiver, TcpSender};
 use std::collections::BTreeMap;
@@ -28,8 +29,14 @@ pub const LOWEST_RATE: u64 = 125_000_000;
 pub fn proxy(cfg: &BdpConfig, tcp: &TcpConfig) -> BdpProxy {
     let flows = [FlowInfo { id: FlowId(0), name: "flow0".into(), src: SERVER, dst: UE, tcp: tcp.clone() }];
     let links = [RadioLinkInfo { name: "ap-ue".into(), downlink: DirId(0), lowest_rate_bps: LOWEST_RATE }];
-    let env =
-        ProcessorEnv { file: "test", field: "p".into(), node: PROXY, flows: &flows, radio_links: &links };
+    let env = ProcessorEnv {
+        file: "test",
+        field: "p".into(),
+        node: PROXY,
+        flows: &flows,
+        radio_links: &links,
+        seed: 1,
+    };
     BdpProxy::new(cfg, &env, &links[0])
 }
 
@@ -93,7 +100,12 @@ impl Net {
             seq: 0,
             started: false,
             packets: PacketArena::with_capacity(256),
-            server: TcpSender::new(Endpoint { flow, local: SERVER, remote: UE }, opener, tcp),
+            server: TcpSender::new(
+                Endpoint { flow, local: SERVER, remote: UE },
+                opener,
+                tcp,
+                Rng::for_component(1, "server/cc"),
+            ),
             ue: TcpReceiver::new(Endpoint { flow, local: UE, remote: SERVER }, opener, tcp),
             proxy,
             total,

@@ -34,6 +34,7 @@ pub fn env<'a>(flows: &'a [FlowInfo], links: &'a [RadioLinkInfo]) -> ProcessorEn
         node: PROXY,
         flows,
         radio_links: links,
+        seed: 1,
     }
 }
 

@@ -536,10 +536,8 @@ mod tests {
                 acked_bytes: MSS,
                 srtt,
                 min_rtt,
-                rtt: None,
-                una: 0,
-                nxt: 0,
                 cwnd_limited: true,
+                ..AckSample::default()
             };
             cc.on_ack(&sample(clock.now)); // starts the epoch
             cc.on_ack(&sample(now));

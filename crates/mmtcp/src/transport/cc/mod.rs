@@ -1,23 +1,65 @@
 //! Congestion control behind one trait, selected through an enum so the ACK path has static
 //! dispatch (the smoltcp `AnyController` pattern).
 //!
-//! The controller owns `cwnd` and `ssthresh` only. Loss *detection* and *recovery* (which
-//! segment to send, the RFC 6675 pipe, RFC 6582 window inflation) belong to the sender in
-//! `transport::tcp`; the controller is told when a congestion event starts and ends and is fed
-//! ACKs outside fast recovery. Windows are in bytes.
+//! The controller owns `cwnd` and `ssthresh` (and, for rate-based controllers, the pacing rate).
+//! Loss *detection* and *recovery* (which segment to send, the RFC 6675 pipe, RFC 6582 window
+//! inflation) belong to the sender in `transport::tcp`; the controller is told when a congestion
+//! event starts and ends and is fed ACKs outside fast recovery — or every ACK, in every state,
+//! when it asks for them ([`CongestionControl::wants_all_acks`], BBR). Windows are in bytes.
 
+pub mod bbr;
 pub mod cubic;
 pub mod hystart;
 pub mod newreno;
 
+use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime};
+pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicConfig};
 pub use hystart::HyStartKind;
 pub use newreno::NewReno;
 use serde::{Deserialize, Serialize};
 
+/// The sender's congestion state when it hands an ACK to the controller (Linux's
+/// `icsk_ca_state` after the ACK's loss processing, reduced to the states this sender has:
+/// no Disorder, no CWR since there is no ECN).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckState {
+    /// No loss being repaired (`TCP_CA_Open`).
+    #[default]
+    Open,
+    /// Fast recovery after loss detected by duplicate ACKs or SACK (`TCP_CA_Recovery`).
+    Recovery,
+    /// Repair after a retransmission timeout (`TCP_CA_Loss`).
+    Loss,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation; Linux's `struct
+/// rate_sample` of net/ipv4/tcp_rate.c), computed by the sender from the most recently sent
+/// segment this ACK delivered. Byte counts are bytes, not packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateSample {
+    /// Bytes delivered over the interval: the connection's delivered count now minus
+    /// `prior_delivered`.
+    pub delivered: u64,
+    /// max(send interval, ACK interval) of the sample.
+    pub interval: Duration,
+    /// The connection's delivered count when that segment was sent.
+    pub prior_delivered: u64,
+    /// That segment was sent while the sender was application-limited.
+    pub is_app_limited: bool,
+    /// RTT of that segment, if measurable (not a retransmission).
+    pub rtt: Option<Duration>,
+    /// Bytes newly cumulatively ACKed or SACKed by this ACK.
+    pub newly_acked: u64,
+    /// Bytes newly marked lost while processing this ACK.
+    pub newly_lost: u64,
+    /// Bytes in flight before this ACK.
+    pub prior_in_flight: u64,
+}
+
 /// What an acknowledgement tells the congestion controller.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct AckSample {
     pub now: SimTime,
     /// Bytes newly acknowledged by this ACK, cumulatively or by SACK.
@@ -36,6 +78,16 @@ pub struct AckSample {
     /// (RFC 7661 §4.3, RFC 9438 §5.8); otherwise a rate-capped sender's window would grow
     /// without bound and burst when the cap lifts.
     pub cwnd_limited: bool,
+    /// The delivery-rate sample of this ACK; `None` when the ACK delivered nothing measurable.
+    pub rate: Option<RateSample>,
+    /// Total bytes delivered (cumulatively ACKed or SACKed) so far on the connection.
+    pub delivered: u64,
+    /// Total bytes marked lost so far on the connection.
+    pub lost: u64,
+    /// Bytes in flight after this ACK (RFC 6675 pipe).
+    pub in_flight: u64,
+    /// The sender's congestion state once this ACK has been processed.
+    pub state: AckState,
 }
 
 /// One congestion-control algorithm.
@@ -45,10 +97,14 @@ pub trait CongestionControl {
     /// Slow-start threshold, bytes (`u64::MAX` until the first congestion event).
     fn ssthresh(&self) -> u64;
     /// An ACK acknowledged new data while the sender was not in fast recovery (slow start and
-    /// congestion avoidance, including the slow start that follows a timeout).
+    /// congestion avoidance, including the slow start that follows a timeout); or, for a
+    /// controller that [`wants_all_acks`](Self::wants_all_acks), any ACK that acknowledged or
+    /// SACKed data.
     fn on_ack(&mut self, ack: &AckSample);
     /// Loss detected by duplicate ACKs or SACK: a fast-recovery episode begins. `in_flight` is
-    /// RFC 5681's FlightSize in bytes. Sets ssthresh and sets cwnd to the post-recovery window.
+    /// RFC 5681's FlightSize in bytes. Sets ssthresh and sets cwnd to the post-recovery window
+    /// (a controller that [`wants_all_acks`](Self::wants_all_acks) may instead set its window
+    /// in the `on_ack` of the same ACK, which follows).
     fn on_congestion_event(&mut self, now: SimTime, in_flight: u64);
     /// Retransmission timeout (RFC 5681 §3.1, RFC 6298 §5.5): sets ssthresh and collapses cwnd
     /// to the loss window of one segment. `already_reduced` says the timeout struck during fast
@@ -59,6 +115,36 @@ pub trait CongestionControl {
     fn on_rto(&mut self, now: SimTime, in_flight: u64, already_reduced: bool);
     /// Fast recovery ended: a full ACK covered the recovery point.
     fn on_recovery_exit(&mut self, now: SimTime);
+
+    /// Pacing rate in bytes per second, or `None` for no pacing. A controller that paces sets it
+    /// on every ACK; the sender spaces segments so that each leaves `size / rate` after the
+    /// previous one.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+
+    /// True when the controller must see every ACK: the sender then calls `on_ack` for every
+    /// ACK that acknowledges or SACKs anything, in every [`AckState`], and never applies a
+    /// recovery window reduction of its own (no PRR, no RFC 6582 inflation of cwnd), as Linux's
+    /// `cong_control` hook bypasses `tcp_cwnd_reduction`. Events still arrive in Linux's order:
+    /// `on_congestion_event` (or `on_recovery_exit`) first, then `on_ack` for the same ACK.
+    fn wants_all_acks(&self) -> bool {
+        false
+    }
+
+    /// Read by the sender right after each `on_ack`: true asks that the data sent from now on
+    /// yield application-limited rate samples, as if the sender's own app-limited check had
+    /// just fired (Linux's `tcp_rate_check_app_limited`): the sender sets its app-limited mark
+    /// to max(delivered + in_flight, 1) bytes. BBR asks this on every ACK it handles in
+    /// PROBE_RTT, so the low delivery rate of that phase does not enter its bandwidth model.
+    fn requests_app_limited(&self) -> bool {
+        false
+    }
+
+    /// The sender is about to transmit a data segment with nothing in flight (Linux's
+    /// `CA_EVENT_TX_START`); `app_limited` says its app-limited mark is set, i.e. the flow is
+    /// restarting after an idle period caused by the application.
+    fn on_tx_start(&mut self, _now: SimTime, _app_limited: bool) {}
 }
 
 /// The algorithm a scenario asks for.
@@ -68,6 +154,7 @@ pub enum CcKind {
     NewReno,
     #[default]
     Cubic,
+    Bbr,
 }
 
 impl CcKind {
@@ -76,29 +163,40 @@ impl CcKind {
         match self {
             CcKind::NewReno => "newreno",
             CcKind::Cubic => "cubic",
+            CcKind::Bbr => "bbr",
         }
     }
 }
 
 /// Every controller, for static dispatch.
+///
+/// The BBR variant is about three times the size of the others; each sender holds one
+/// controller, so unboxed it costs a few hundred bytes per flow, where a `Box` would cost an
+/// indirection on every ACK.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Cubic),
+    Bbr(Bbr),
 }
 
 impl AnyCc {
-    /// `hystart` is used by CUBIC only (TcpConfig::validate refuses it with another controller).
+    /// The controller `kind`. `hystart` is used by CUBIC only (TcpConfig::validate refuses it
+    /// with another controller). `rng` is the flow's own random stream (derived from the run's
+    /// master seed and the flow); only BBR draws from it, for the starting phase of its PROBE_BW
+    /// gain cycle.
     pub fn new(
         kind: CcKind,
         mss: u32,
         initial_window_bytes: u64,
-        cubic: &CubicConfig,
-        hystart: Option<HyStartKind>,
+        (cubic, hystart): (&CubicConfig, Option<HyStartKind>),
+        rng: Rng,
     ) -> AnyCc {
         match kind {
             CcKind::NewReno => AnyCc::NewReno(NewReno::new(mss, initial_window_bytes)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(mss, initial_window_bytes, cubic, hystart)),
+            CcKind::Bbr => AnyCc::Bbr(Bbr::new(mss, initial_window_bytes, rng)),
         }
     }
 }
@@ -108,6 +206,7 @@ macro_rules! dispatch {
         match $self {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
+            AnyCc::Bbr($c) => $e,
         }
     };
 }
@@ -133,5 +232,20 @@ impl CongestionControl for AnyCc {
     }
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))
+    }
+    #[inline]
+    fn pacing_rate(&self) -> Option<u64> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    #[inline]
+    fn wants_all_acks(&self) -> bool {
+        dispatch!(self, c => c.wants_all_acks())
+    }
+    #[inline]
+    fn requests_app_limited(&self) -> bool {
+        dispatch!(self, c => c.requests_app_limited())
+    }
+    fn on_tx_start(&mut self, now: SimTime, app_limited: bool) {
+        dispatch!(self, c => c.on_tx_start(now, app_limited))
     }
 }

@@ -206,6 +206,7 @@ pub(super) mod ack_clock {
                     una: self.una,
                     nxt,
                     cwnd_limited: self.cwnd_limited,
+                    ..AckSample::default()
                 });
                 observe(now, cc);
             }
@@ -405,10 +406,8 @@ mod tests {
             acked_bytes,
             srtt: Some(RTT),
             min_rtt: Some(RTT),
-            rtt: Some(RTT),
-            una: 0,
-            nxt: 0,
             cwnd_limited,
+            ..AckSample::default()
         }
     }
 }

@@ -143,7 +143,7 @@ impl Profile {
 /// read.
 pub fn fill_in(table: &mut Map<String, Value>) -> Result<(), (&'static str, String)> {
     let profile: Profile = known(table, "profile", &["linux", "ns3", "rfc"])?.unwrap_or_default();
-    let cc: CcKind = known(table, "cc", &["cubic", "newreno"])?.unwrap_or_default();
+    let cc: CcKind = known(table, "cc", &["cubic", "newreno", "bbr"])?.unwrap_or_default();
     // Checked here too so that the error names the key: the table is read flattened into
     // `[flow.transport]`, where serde reports a bad name without it.
     known::<Recovery>(table, "recovery", &["prr", "classic"])?;

@@ -26,6 +26,7 @@ use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
 use crate::net::{Packet, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO};
+use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime, Timer};
 use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
 
@@ -125,7 +126,9 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(ends: Endpoint, opener: Opener, cfg: &TcpConfig) -> Self {
+    /// The sender of `ends`; `cc_rng` is the flow's own random stream for its congestion
+    /// control (BBR's gain cycle starts at a random phase).
+    pub fn new(ends: Endpoint, opener: Opener, cfg: &TcpConfig, cc_rng: Rng) -> Self {
         let mss = cfg.mss_u32();
         TcpSender {
             ends,
@@ -143,8 +146,8 @@ impl TcpSender {
                 cfg.cc,
                 mss,
                 cfg.initial_window as u64 * mss as u64,
-                &cfg.cubic,
-                cfg.hystart_kind(),
+                (&cfg.cubic, cfg.hystart_kind()),
+                cc_rng,
             ),
             rtt: RttEstimator::new(cfg.rto, cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
             rto_timer: Timer::default(),
@@ -413,6 +416,7 @@ impl TcpSender {
             una: self.sb.una(),
             nxt: self.sb.high_data(),
             cwnd_limited,
+            ..AckSample::default()
         });
     }
 
@@ -593,7 +597,7 @@ mod tests {
 
         fn established_with(cfg: &TcpConfig, app: u64) -> Harness {
             let mut h = Harness {
-                tx: TcpSender::new(ENDS, Opener::Sender, cfg),
+                tx: TcpSender::new(ENDS, Opener::Sender, cfg, Rng::for_component(1, "test")),
                 packets: PacketArena::with_capacity(64),
                 out: Vec::new(),
                 timers: Vec::new(),
@@ -670,7 +674,7 @@ mod tests {
     fn test_syn_sent_timeout_repeats_the_syn_with_back_off() {
         let cfg = TcpConfig::default();
         let mut h = Harness {
-            tx: TcpSender::new(ENDS, Opener::Sender, &cfg),
+            tx: TcpSender::new(ENDS, Opener::Sender, &cfg, Rng::for_component(1, "test")),
             packets: PacketArena::with_capacity(8),
             out: Vec::new(),
             timers: Vec::new(),
