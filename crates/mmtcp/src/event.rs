@@ -30,6 +30,8 @@ pub enum Event {
 pub enum TcpTimer {
     /// The sender's retransmission timer (also retransmits SYN and SYN-ACK).
     SenderRto,
+    /// The sender's pacing timer: the next segment may leave.
+    SenderPacing,
     /// The receiver's delayed-ACK timer.
     ReceiverDelayedAck,
     /// The receiver's SYN retransmission (when the receiver opens the connection).

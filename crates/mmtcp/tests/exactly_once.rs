@@ -1,7 +1,7 @@
 //! Property: whatever the path does to packets — random loss up to 30 %, reordering,
 //! duplication, in both directions — every byte the sending application wrote reaches the
-//! receiving application exactly once and in order, for NewReno and CUBIC, with and without
-//! SACK, with and without delayed ACKs, whichever end opens the connection; and over the radio
+//! receiving application exactly once and in order, for NewReno, CUBIC and BBR, with PRR or
+//! classic recovery, with and without SACK, with and without delayed ACKs, whichever end opens the connection; and over the radio
 //! stack, whatever its channel, HARQ and RLC configuration lose, repeat or reorder.
 //!
 //! The receiver hands the application only the contiguous prefix `[0, rcv_nxt)`; a byte
@@ -21,7 +21,10 @@ struct Case {
     reorder: f64,
     reorder_ms: u64,
     duplicate: f64,
-    newreno: bool,
+    /// 0 NewReno, 1 CUBIC, 2 BBR.
+    cc: usize,
+    /// PRR, or classic recovery.
+    prr: bool,
     sack: bool,
     delayed_ack: bool,
     download: bool,
@@ -38,7 +41,8 @@ fn scenario(c: &Case) -> String {
         "{{ loss = {}, reorder = {}, reorder_delay = \"{}ms\", duplicate = {} }}",
         c.loss, c.reorder, c.reorder_ms, c.duplicate
     );
-    let cc = if c.newreno { "newreno" } else { "cubic" };
+    let cc = ["newreno", "cubic", "bbr"][c.cc];
+    let recovery = if c.prr { "prr" } else { "classic" };
     let (sack, delayed_ack) = (c.sack, c.delayed_ack);
     format!(
         r#"
@@ -60,7 +64,7 @@ reverse = {impair}
 [[flow]]
 from = "a"
 to = "b"
-transport = {{ cc = "{cc}", sack = {sack}, delayed_ack = {delayed_ack}, max_rto = "10s", receive_buffer = "64KB" }}
+transport = {{ cc = "{cc}", recovery = "{recovery}", sack = {sack}, delayed_ack = {delayed_ack}, max_rto = "10s", receive_buffer = "64KB" }}
 app = {app}
 "#
     )
@@ -79,13 +83,14 @@ proptest! {
         reorder in 0.0f64..0.3,
         reorder_ms in 1u64..20,
         duplicate in 0.0f64..0.2,
-        newreno in any::<bool>(),
+        cc in 0usize..3,
+        prr in any::<bool>(),
         sack in any::<bool>(),
         delayed_ack in any::<bool>(),
         download in any::<bool>(),
         seed in 0u64..1000,
     ) {
-        let case = Case { size, loss, reorder, reorder_ms, duplicate, newreno, sack, delayed_ack, download };
+        let case = Case { size, loss, reorder, reorder_ms, duplicate, cc, prr, sack, delayed_ack, download };
         let text = scenario(&case);
         let out = run_toml_with(&text, &[("simulation.seed", &seed.to_string())]);
         let f = flow(&out);

@@ -171,3 +171,38 @@ fn a_20kbps_link_carries_its_payload_rate() {
     assert!(goodput > 0.8 * payload_rate, "{goodput:.0} bit/s of {payload_rate:.0}");
     assert!(goodput <= payload_rate * 1.0001);
 }
+
+/// A 100 Mbit/s, 20 ms path with a deep buffer (2000 packets, about 12 BDPs) and `forward` as
+/// the bottleneck's impairments; one flow on `cc`.
+fn deep_buffer(cc: &str, forward: &str) -> String {
+    let last_hop = format!("rate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"2000pkt\"\nforward = {forward}");
+    two_hops("20s", "100ms", FAST_CORE, &last_hop, &format!("{{ cc = \"{cc}\" }}"))
+}
+
+#[test]
+fn bbr_fills_the_link_without_filling_the_buffer() {
+    // BBR paces at its bandwidth estimate and keeps about one BDP in flight (cwnd gain 2 caps
+    // it at two): the median RTT stays near the 20 ms base while CUBIC fills the buffer.
+    let bbr = run_toml(&deep_buffer("bbr", "{}"));
+    let f = flow(&bbr);
+    let goodput = f64_of(&f["goodput_bps"]);
+    let p50 = f64_of(&f["rtt_ms"]["p50"]);
+    eprintln!("BBR: {:.1} Mbit/s, RTT p50 {p50:.1} ms", goodput / 1e6);
+    // 100 Mbit/s carries 96.5 Mbit/s of payload; PROBE_RTT costs ~2 % every 10 s.
+    assert!(goodput > 0.9e8, "BBR goodput {:.1} Mbit/s", goodput / 1e6);
+    assert!(p50 < 25.0, "BBR median RTT {p50} ms");
+    let cubic = run_toml(&deep_buffer("cubic", "{}"));
+    assert!(f64_of(&flow(&cubic)["rtt_ms"]["p50"]) > 100.0, "CUBIC fills the buffer");
+}
+
+#[test]
+fn bbr_keeps_its_rate_under_random_loss_where_cubic_collapses() {
+    // 1 % i.i.d. loss: loss is no congestion signal to BBR (below its long-term sampler's 20 %),
+    // while CUBIC halves its window at every loss.
+    let bbr = run_toml(&deep_buffer("bbr", "{ loss = 0.01 }"));
+    let cubic = run_toml(&deep_buffer("cubic", "{ loss = 0.01 }"));
+    let (b, c) = (f64_of(&flow(&bbr)["goodput_bps"]), f64_of(&flow(&cubic)["goodput_bps"]));
+    eprintln!("1 % loss: BBR {:.1}, CUBIC {:.1} Mbit/s", b / 1e6, c / 1e6);
+    assert!(b > 0.85e8, "BBR {:.1} Mbit/s", b / 1e6);
+    assert!(c < 0.2e8, "CUBIC {:.1} Mbit/s", c / 1e6);
+}

@@ -62,7 +62,7 @@ impl World {
         let mut ctx =
             TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
         match timer {
-            TcpTimer::SenderRto => flow.sender.on_timer(&mut ctx),
+            TcpTimer::SenderRto | TcpTimer::SenderPacing => flow.sender.on_timer(&mut ctx, timer),
             TcpTimer::ReceiverDelayedAck | TcpTimer::ReceiverSyn => flow.receiver.on_timer(&mut ctx, timer),
         }
         self.flush(now, f);

@@ -39,7 +39,7 @@ use crate::sim::{Duration, SimTime};
 use crate::transport::tcp::{Endpoint, Opener, TcpConfig, TcpCtx, TcpReceiver, TcpSender};
 
 /// Tokens per flow: the inner sender's RTO, the inner receiver's delayed ACK and SYN timers.
-const TOKENS_PER_FLOW: u32 = 3;
+const TOKENS_PER_FLOW: u32 = 4;
 
 /// The two halves of one split flow.
 pub struct SplitFlow {
@@ -168,9 +168,10 @@ impl SplitDeployment {
         let index = token - TOKEN_SPLIT_BASE;
         let f = (index / TOKENS_PER_FLOW) as usize;
         self.drive(ctx, f, |flow, tcx| match index % TOKENS_PER_FLOW {
-            0 => flow.tx.on_timer(tcx),
+            0 => flow.tx.on_timer(tcx, TcpTimer::SenderRto),
             1 => flow.rx.on_timer(tcx, TcpTimer::ReceiverDelayedAck),
-            _ => flow.rx.on_timer(tcx, TcpTimer::ReceiverSyn),
+            2 => flow.rx.on_timer(tcx, TcpTimer::ReceiverSyn),
+            _ => flow.tx.on_timer(tcx, TcpTimer::SenderPacing),
         });
     }
 
@@ -197,6 +198,7 @@ impl SplitDeployment {
                 TcpTimer::SenderRto => 0,
                 TcpTimer::ReceiverDelayedAck => 1,
                 TcpTimer::ReceiverSyn => 2,
+                TcpTimer::SenderPacing => 3,
             };
             ctx.arm(Some(at), base + kind);
         }

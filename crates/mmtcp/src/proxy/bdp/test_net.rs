@@ -44,7 +44,7 @@ pub fn proxy(cfg: &BdpConfig, tcp: &TcpConfig) -> BdpProxy {
 enum Ev {
     Arrive { node: NodeId, pkt: PacketId },
     Proxy(u32),
-    Server,
+    Server(TcpTimer),
     Ue(TcpTimer),
     Report(LinkReport),
 }
@@ -163,7 +163,7 @@ impl Net {
                     p.on_timer(ctx, token);
                     None
                 }),
-                Ev::Server => self.with_server(|tx, tcx| tx.on_timer(tcx)),
+                Ev::Server(timer) => self.with_server(|tx, tcx| tx.on_timer(tcx, timer)),
                 Ev::Ue(timer) => self.with_ue(|rx, tcx| rx.on_timer(tcx, timer)),
                 Ev::Report(r) => self.with_proxy(|p, ctx| {
                     p.on_report(ctx, &r);
@@ -289,7 +289,7 @@ impl Net {
         }
         let timers: Vec<(SimTime, TcpTimer)> = self.tcp_timers.drain(..).collect();
         for (at, timer) in timers {
-            let ev = if from == SERVER { Ev::Server } else { Ev::Ue(timer) };
+            let ev = if from == SERVER { Ev::Server(timer) } else { Ev::Ue(timer) };
             self.schedule(at, ev);
         }
     }

@@ -323,7 +323,9 @@ impl TcpReceiver {
                     ctx.arm(at, timer);
                 }
             }
-            TcpTimer::SenderRto => unreachable!("sender timer routed to the receiver"),
+            TcpTimer::SenderRto | TcpTimer::SenderPacing => {
+                unreachable!("sender timer routed to the receiver")
+            }
         }
     }
 

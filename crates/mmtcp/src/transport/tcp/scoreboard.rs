@@ -59,6 +59,20 @@ const LOST: u8 = 2;
 const RETRANS: u8 = 4;
 const EVER_RETRANS: u8 = 8;
 
+/// What the sender's delivery-rate estimator knew when a segment was last (re)transmitted
+/// (draft-cheng-iccrg-delivery-rate-estimation §3.2; Linux `tcp_rate_skb_sent`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxStamp {
+    /// Bytes the connection had delivered.
+    pub delivered: u64,
+    /// When that count last grew (or the send phase began).
+    pub delivered_time: SimTime,
+    /// When the current send phase's first segment was sent.
+    pub first_tx: SimTime,
+    /// The sender was application-limited.
+    pub app_limited: bool,
+}
+
 /// One segment in flight.
 #[derive(Clone, Copy, Debug)]
 pub struct Segment {
@@ -70,6 +84,8 @@ pub struct Segment {
     pub sent_at: SimTime,
     /// When it was first transmitted.
     pub first_sent_at: SimTime,
+    /// The rate estimator's state at the last (re)transmission.
+    pub stamp: TxStamp,
 }
 
 impl Segment {
@@ -97,12 +113,18 @@ pub struct Acked {
     pub newest_clean_send: Option<SimTime>,
     /// Whether a newly acknowledged segment had been retransmitted.
     pub retransmitted: bool,
+    /// The most recently (re)transmitted newly acknowledged segment: its send time and rate
+    /// stamp (the delivery-rate sample is taken from it; Linux `tcp_rate_skb_delivered`).
+    pub newest: Option<(SimTime, TxStamp)>,
 }
 
 impl Acked {
     fn add(&mut self, seg: &Segment) {
         self.bytes += seg.len as u64;
         self.segments += 1;
+        if self.newest.is_none_or(|(sent, _)| seg.sent_at >= sent) {
+            self.newest = Some((seg.sent_at, seg.stamp));
+        }
         if seg.is_retransmitted() {
             self.retransmitted = true;
         } else {
@@ -118,6 +140,10 @@ impl Acked {
             (a, b) => a.or(b),
         };
         self.retransmitted |= other.retransmitted;
+        self.newest = match (self.newest, other.newest) {
+            (Some(a), Some(b)) => Some(if b.0 >= a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
     }
 
     /// The RTT sample at `now`, if this acknowledgement gives one: from the most recently sent
@@ -149,6 +175,8 @@ pub struct Scoreboard {
     sacked_bytes: u64,
     /// LOST and not SACKED.
     lost_bytes: u64,
+    /// Bytes ever marked lost.
+    lost_total: u64,
     /// RETRANS and not SACKED.
     retrans_bytes: u64,
     /// Duplicate ACKs counted as departed segments when SACK is off, in bytes.
@@ -176,6 +204,7 @@ impl Scoreboard {
             high_data: 0,
             sacked_bytes: 0,
             lost_bytes: 0,
+            lost_total: 0,
             retrans_bytes: 0,
             reno_sacked_bytes: 0,
             loss_scan: 0,
@@ -247,10 +276,10 @@ impl Scoreboard {
     }
 
     /// Records a first transmission of `[high_data, high_data + len)`.
-    pub fn push(&mut self, len: u32, now: SimTime) {
+    pub fn push(&mut self, len: u32, now: SimTime, stamp: TxStamp) {
         debug_assert!(len > 0);
         let start = self.high_data;
-        self.segs.push_back(Segment { start, len, flags: 0, sent_at: now, first_sent_at: now });
+        self.segs.push_back(Segment { start, len, flags: 0, sent_at: now, first_sent_at: now, stamp });
         self.high_data += len as u64;
     }
 
@@ -347,7 +376,13 @@ impl Scoreboard {
         if seg.flags & (SACKED | LOST) == 0 {
             seg.flags |= LOST;
             self.lost_bytes += seg.len as u64;
+            self.lost_total += seg.len as u64;
         }
+    }
+
+    /// Bytes ever marked lost, a lost retransmission counting again (Linux's `tp->lost`).
+    pub fn lost_total(&self) -> u64 {
+        self.lost_total
     }
 
     /// Runs RFC 6675 `IsLost` forward from the scan pointer: marks unSACKed segments lost while
@@ -434,7 +469,7 @@ impl Scoreboard {
     }
 
     /// Records a retransmission of the segment starting at `seq`; returns it.
-    pub fn retransmit(&mut self, seq: u64, now: SimTime) -> Segment {
+    pub fn retransmit(&mut self, seq: u64, now: SimTime, stamp: TxStamp) -> Segment {
         let i = self.index_at(seq);
         let seg = &mut self.segs[i];
         debug_assert_eq!(seg.start, seq);
@@ -443,6 +478,7 @@ impl Scoreboard {
         }
         seg.flags |= RETRANS | EVER_RETRANS;
         seg.sent_at = now;
+        seg.stamp = stamp;
         let seg = *seg;
         self.rtx_order.push_back((seq, self.high_data));
         seg
@@ -466,6 +502,7 @@ impl Scoreboard {
                 let seg = &mut self.segs[i];
                 seg.flags &= !RETRANS;
                 self.retrans_bytes -= seg.len as u64;
+                self.lost_total += seg.len as u64;
                 self.rtx_cursor = self.rtx_cursor.min(seq);
                 found += 1;
             }
@@ -541,7 +578,7 @@ mod tests {
     fn board(n: u32) -> Scoreboard {
         let mut b = Scoreboard::new(MSS);
         for i in 0..n {
-            b.push(MSS, SimTime(i as u64));
+            b.push(MSS, SimTime(i as u64), TxStamp::default());
         }
         b
     }
@@ -575,7 +612,7 @@ mod tests {
         // pipe = 10 − 3 SACKed − 1 lost = 6 segments
         assert_eq!(b.pipe(), 6000);
         assert_eq!(b.next_retransmission(), Some(0));
-        b.retransmit(0, SimTime(100));
+        b.retransmit(0, SimTime(100), TxStamp::default());
         assert_eq!(b.pipe(), 7000);
         assert_eq!(b.next_retransmission(), None);
         b.check_invariants();
@@ -586,7 +623,7 @@ mod tests {
         let mut b = board(10);
         b.sack(r(1000, 4000));
         b.detect_losses(3, MSS);
-        b.retransmit(0, SimTime(100));
+        b.retransmit(0, SimTime(100), TxStamp::default());
         let acked = b.ack(4000);
         // Only segment 0 is newly acknowledged; 1–3 were SACKed already. It was retransmitted:
         // no RTT sample (Karn).
@@ -614,7 +651,7 @@ mod tests {
         assert_eq!(b.pipe(), 0);
         let mut order = Vec::new();
         while let Some(seq) = b.next_retransmission() {
-            b.retransmit(seq, SimTime(50));
+            b.retransmit(seq, SimTime(50), TxStamp::default());
             order.push(seq);
         }
         assert_eq!(order, vec![0, 1000, 2000, 4000, 5000], "SACKed segment skipped");
@@ -631,7 +668,7 @@ mod tests {
         b.mark_lost_below(1000);
         // 10 outstanding − 3 departed − 1 lost = 6
         assert_eq!(b.pipe(), 6000);
-        b.retransmit(0, SimTime(20));
+        b.retransmit(0, SimTime(20), TxStamp::default());
         assert_eq!(b.pipe(), 7000);
         // Partial ACK of the retransmission plus the 3 dupacked segments.
         b.ack(4000);
@@ -644,10 +681,10 @@ mod tests {
         let mut b = board(10);
         b.sack(r(1000, 4000));
         b.detect_losses(3, MSS);
-        b.retransmit(0, SimTime(100));
+        b.retransmit(0, SimTime(100), TxStamp::default());
         // New data sent after the retransmission: segments 10..14.
         for t in 0..4 {
-            b.push(MSS, SimTime(101 + t));
+            b.push(MSS, SimTime(101 + t), TxStamp::default());
         }
         // SACKs for two of them: not enough to condemn the retransmission.
         b.sack(r(10_000, 12_000));
@@ -712,8 +749,8 @@ mod tests {
             for op in ops {
                 t += 1;
                 match op {
-                    Op::Send(n) => for _ in 0..n { b.push(MSS, SimTime(t)); },
-                    Op::SendShort(len) => b.push(len, SimTime(t)),
+                    Op::Send(n) => for _ in 0..n { b.push(MSS, SimTime(t), TxStamp::default()); },
+                    Op::SendShort(len) => b.push(len, SimTime(t), TxStamp::default()),
                     Op::Ack(k) => { let a = b.una() + k / 4 * MSS as u64; b.ack(a.min(b.high_data())); },
                     Op::Sack(a, l) => { let s = b.una() + a * MSS as u64; b.sack(r(s, s + l * MSS as u64)); },
                     Op::Detect => {
@@ -728,7 +765,7 @@ mod tests {
                         prop_assert_eq!(next, expected);
                         if let Some(seq) = next {
                             prop_assert!(b.get(seq).unwrap().is_lost());
-                            b.retransmit(seq, SimTime(t));
+                            b.retransmit(seq, SimTime(t), TxStamp::default());
                         }
                     }
                     Op::Timeout => b.on_timeout(),

@@ -21,14 +21,14 @@
 
 use super::config::Recovery;
 use super::rto::RttEstimator;
-use super::scoreboard::{Acked, Scoreboard};
+use super::scoreboard::{Acked, Scoreboard, TxStamp};
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
-use crate::net::{Packet, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO};
+use crate::net::{Packet, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO, TCP_IP_HEADER_BYTES};
 use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime, Timer};
-use crate::transport::cc::{AckSample, AnyCc, CongestionControl};
+use crate::transport::cc::{AckSample, AckState, AnyCc, CongestionControl, RateSample};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Handshake {
@@ -70,6 +70,24 @@ struct Prr {
     /// The window PRR allows after the latest ACK: pipe + sndcnt.
     cwnd: u64,
 }
+
+/// The delivery-rate estimator's connection state (Linux's `tp->delivered`,
+/// `delivered_mstamp`, `first_tx_mstamp`, `app_limited`).
+#[derive(Clone, Copy, Debug, Default)]
+struct RateState {
+    /// Bytes delivered (cumulatively ACKed or SACKed) so far.
+    delivered: u64,
+    /// When `delivered` last grew, or the send phase began.
+    delivered_time: SimTime,
+    /// Send time of the most recently delivered segment: the current send phase's start.
+    first_tx: SimTime,
+    /// Non-zero while application-limited: the `delivered` count that ends it.
+    app_limited: u64,
+}
+
+/// The first data segments of a connection leave unpaced (Linux, after sch_fq: the first 10
+/// segments are not paced).
+const UNPACED_SEGMENTS: u64 = 10;
 
 /// Counters and latency samples of a sender.
 #[derive(Clone, Debug, Default)]
@@ -113,6 +131,13 @@ pub struct TcpSender {
     /// Bytes of new data sent on duplicate ACKs before recovery began (limited transmit,
     /// RFC 3042): RFC 5681 §3.2 step 2 leaves them out of the FlightSize that sets ssthresh.
     limited_transmit: u64,
+    /// The delivery-rate estimator (draft-cheng-iccrg-delivery-rate-estimation, Linux
+    /// `tcp_rate.c`), for controllers that model the path from delivery rates (BBR).
+    rate: RateState,
+    /// Pacing (Linux `tcp_update_skb_after_send`): the earliest departure of the next segment,
+    /// and the timer that waits for it, while the controller gives a pacing rate.
+    next_departure: SimTime,
+    pacing_timer: Timer,
     /// Whether the last transmission attempt stopped because of the congestion window.
     cwnd_limited: bool,
     /// The next retransmission goes out whatever the window: the fast retransmit on entering
@@ -156,6 +181,9 @@ impl TcpSender {
             recovery: cfg.recovery,
             prr: None,
             limited_transmit: 0,
+            rate: RateState::default(),
+            next_departure: SimTime::ZERO,
+            pacing_timer: Timer::default(),
             cwnd_limited: false,
             force_retransmit: false,
             pinned_cwnd: None,
@@ -273,8 +301,14 @@ impl TcpSender {
         self.try_send(ctx);
     }
 
-    /// A timer of this sender fired.
-    pub fn on_timer(&mut self, ctx: &mut TcpCtx) {
+    /// A timer of this sender fired: the retransmission timer, or the pacing timer.
+    pub fn on_timer(&mut self, ctx: &mut TcpCtx, timer: TcpTimer) {
+        if timer == TcpTimer::SenderPacing {
+            if ctx.expired(&mut self.pacing_timer, TcpTimer::SenderPacing) {
+                self.try_send(ctx);
+            }
+            return;
+        }
         if !ctx.expired(&mut self.rto_timer, TcpTimer::SenderRto) {
             return;
         }
@@ -303,6 +337,8 @@ impl TcpSender {
         self.rwnd = u64::from(pkt.tcp.window);
         let prior_una = self.sb.una();
         let was_cwnd_limited = self.cwnd_limited;
+        let prior_in_flight = self.sb.pipe();
+        let prior_lost = self.sb.lost_total();
 
         let mut acked = Acked::default();
         if self.sack {
@@ -313,6 +349,7 @@ impl TcpSender {
         let sacked_new = acked.bytes;
         acked.merge(self.sb.ack(ack));
         let advanced = ack > prior_una;
+        self.on_delivered(ctx.now, &acked);
 
         // Karn's rule gives no sample when retransmitted data was acknowledged; the timestamp
         // echo then does (RFC 7323 §4; Linux `tcp_ack_update_rtt`), on an ACK of new data.
@@ -359,11 +396,12 @@ impl TcpSender {
                 if self.dupacks >= self.dupthresh || lost {
                     self.enter_recovery(ctx.now);
                     self.prr_on_ack(delivered, advanced && !newly_lost);
-                } else if advanced {
+                } else if advanced && !self.cc.wants_all_acks() {
                     // RFC 5681 §3.1: the window grows on ACKs of new data (and, as in Linux,
                     // by everything that ACK newly acknowledged, SACKed bytes included); a
                     // duplicate ACK does not raise it.
-                    self.grow(ctx.now, acked.bytes, was_cwnd_limited, rtt_sample);
+                    let sample = self.ack_sample(ctx.now, &acked, (rtt_sample, prior_in_flight, prior_lost));
+                    self.cc.on_ack(&AckSample { cwnd_limited: was_cwnd_limited, ..sample });
                 }
             }
             CaState::Recovery { point } => {
@@ -390,10 +428,20 @@ impl TcpSender {
                     self.dupacks = 0;
                     self.limited_transmit = 0;
                 }
-                if advanced {
-                    self.grow(ctx.now, acked.bytes, was_cwnd_limited, rtt_sample);
+                if advanced && !self.cc.wants_all_acks() {
+                    let sample = self.ack_sample(ctx.now, &acked, (rtt_sample, prior_in_flight, prior_lost));
+                    self.cc.on_ack(&AckSample { cwnd_limited: was_cwnd_limited, ..sample });
                 }
             }
+        }
+        // A controller that sees every ACK (BBR) gets it once its events (recovery entered or
+        // left) have been told, with the state they left (Linux `tcp_cong_control`).
+        if self.cc.wants_all_acks() && acked.bytes > 0 {
+            let sample = self.ack_sample(ctx.now, &acked, (rtt_sample, prior_in_flight, prior_lost));
+            self.cc.on_ack(&AckSample { cwnd_limited: was_cwnd_limited, ..sample });
+        }
+        if self.cc.requests_app_limited() {
+            self.rate.app_limited = (self.rate.delivered + self.sb.pipe()).max(1);
         }
 
         // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, restart it on progress.
@@ -406,18 +454,102 @@ impl TcpSender {
         self.try_send(ctx);
     }
 
-    fn grow(&mut self, now: SimTime, acked_bytes: u64, cwnd_limited: bool, rtt: Option<Duration>) {
-        self.cc.on_ack(&AckSample {
+    /// The delivery-rate estimator on an ACK (Linux `tcp_rate_skb_delivered`, the first part of
+    /// `tcp_rate_gen`): the delivered count grows by what the ACK newly covered, the mark of
+    /// an application-limited phase ends once the data sent in it is delivered, and the send
+    /// phase restarts at the most recently sent segment the ACK delivered.
+    fn on_delivered(&mut self, now: SimTime, acked: &Acked) {
+        if acked.bytes == 0 {
+            return;
+        }
+        let r = &mut self.rate;
+        r.delivered += acked.bytes;
+        r.delivered_time = now;
+        if r.app_limited != 0 && r.delivered > r.app_limited {
+            r.app_limited = 0;
+        }
+        if let Some((sent_at, _)) = acked.newest {
+            r.first_tx = sent_at;
+        }
+    }
+
+    /// What this ACK tells the controller. `rtt` is the ACK's RTT sample; `prior_in_flight`
+    /// and `prior_lost` are the pipe and the lost total before the ACK. The rate sample comes
+    /// from the most recently sent segment the ACK delivered (Linux `tcp_rate_gen`): the bytes
+    /// delivered since it was sent, over the longer of its send phase and its ACK phase.
+    fn ack_sample(
+        &self,
+        now: SimTime,
+        acked: &Acked,
+        (rtt, prior_in_flight, prior_lost): (Option<Duration>, u64, u64),
+    ) -> AckSample {
+        let lost = self.sb.lost_total();
+        let rate = acked.newest.map(|(sent_at, stamp)| RateSample {
+            delivered: self.rate.delivered - stamp.delivered,
+            interval: (sent_at - stamp.first_tx).max(now - stamp.delivered_time),
+            prior_delivered: stamp.delivered,
+            is_app_limited: stamp.app_limited,
+            rtt,
+            newly_acked: acked.bytes,
+            newly_lost: lost - prior_lost,
+            prior_in_flight,
+        });
+        AckSample {
             now,
-            acked_bytes,
+            acked_bytes: acked.bytes,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             rtt,
             una: self.sb.una(),
             nxt: self.sb.high_data(),
-            cwnd_limited,
-            ..AckSample::default()
-        });
+            cwnd_limited: self.cwnd_limited,
+            rate,
+            delivered: self.rate.delivered,
+            lost,
+            in_flight: self.sb.pipe(),
+            state: match self.ca {
+                CaState::Open => AckState::Open,
+                CaState::Recovery { .. } => AckState::Recovery,
+                CaState::Loss { .. } => AckState::Loss,
+            },
+        }
+    }
+
+    /// The rate estimator's stamp for a segment sent now (Linux `tcp_rate_skb_sent`): with
+    /// nothing in flight a new send phase begins.
+    fn tx_stamp(&mut self, now: SimTime) -> TxStamp {
+        if self.sb.outstanding() == 0 {
+            self.rate.first_tx = now;
+            self.rate.delivered_time = now;
+        }
+        TxStamp {
+            delivered: self.rate.delivered,
+            delivered_time: self.rate.delivered_time,
+            first_tx: self.rate.first_tx,
+            app_limited: self.rate.app_limited != 0,
+        }
+    }
+
+    /// Pacing: whether a segment may leave now; if not, the pacing timer is armed for when it
+    /// may. No pacing without a rate from the controller, for the first [`UNPACED_SEGMENTS`]
+    /// data segments, or at a rate of 0.
+    fn may_depart(&mut self, ctx: &mut TcpCtx) -> bool {
+        let paced = self.cc.pacing_rate().is_some_and(|r| r > 0);
+        if !paced || self.stats.segments_sent < UNPACED_SEGMENTS || ctx.now >= self.next_departure {
+            return true;
+        }
+        let at = self.pacing_timer.set(self.next_departure);
+        ctx.arm(at, TcpTimer::SenderPacing);
+        false
+    }
+
+    /// After a segment of `len` payload bytes left: the next may leave its wire time at the
+    /// pacing rate later (Linux `tcp_update_skb_after_send`).
+    fn paced(&mut self, now: SimTime, len: u32) {
+        let Some(rate) = self.cc.pacing_rate().filter(|r| *r > 0) else { return };
+        let bytes = u64::from(len + TCP_IP_HEADER_BYTES);
+        let gap = Duration::transmission(bytes * 8, rate.saturating_mul(8));
+        self.next_departure = self.next_departure.max(now) + gap;
     }
 
     /// RFC 6675 §5 step 4 (RFC 6582 §3.2 step 2 without SACK).
@@ -429,7 +561,7 @@ impl TcpSender {
         let flight = self.sb.outstanding().saturating_sub(self.limited_transmit);
         self.limited_transmit = 0;
         self.cc.on_congestion_event(now, flight);
-        if self.recovery == Recovery::Prr {
+        if self.recovery == Recovery::Prr && !self.cc.wants_all_acks() {
             self.prr =
                 Some(Prr { recover_fs: prior_cwnd.max(1), delivered: 0, out: 0, cwnd: self.cc.cwnd() });
         }
@@ -507,9 +639,14 @@ impl TcpSender {
                     self.cwnd_limited = true;
                     break;
                 }
+                if !self.may_depart(ctx) {
+                    break;
+                }
                 self.force_retransmit = false;
-                let seg = self.sb.retransmit(seq, ctx.now);
+                let stamp = self.tx_stamp(ctx.now);
+                let seg = self.sb.retransmit(seq, ctx.now, stamp);
                 self.stats.retransmitted_segments += 1;
+                self.paced(ctx.now, seg.len);
                 if let Some(prr) = self.prr.as_mut() {
                     prr.out += len;
                 }
@@ -521,6 +658,12 @@ impl TcpSender {
             let avail = self.app_end - high;
             if avail == 0 {
                 self.cwnd_limited = false;
+                // The application has nothing more while the window has room: rate samples of
+                // what is in flight now understate the path (Linux `tcp_rate_check_app_limited`;
+                // nothing waits for retransmission, or the branch above would have sent it).
+                if pipe < cwnd {
+                    self.rate.app_limited = (self.rate.delivered + pipe).max(1);
+                }
                 break;
             }
             let len = avail.min(self.mss as u64);
@@ -532,7 +675,15 @@ impl TcpSender {
                 self.cwnd_limited = true;
                 break;
             }
-            self.sb.push(len as u32, ctx.now);
+            if !self.may_depart(ctx) {
+                break;
+            }
+            if self.sb.outstanding() == 0 {
+                self.cc.on_tx_start(ctx.now, self.rate.app_limited != 0);
+            }
+            let stamp = self.tx_stamp(ctx.now);
+            self.sb.push(len as u32, ctx.now, stamp);
+            self.paced(ctx.now, len as u32);
             if let Some(prr) = self.prr.as_mut() {
                 prr.out += len;
             }
@@ -685,7 +836,7 @@ mod tests {
         assert_eq!(at, SimTime::ZERO + Duration::from_secs(1));
         h.now = at;
         h.out.clear();
-        h.call(|tx, ctx| tx.on_timer(ctx));
+        h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
         assert_eq!(h.packets.get(h.out[0]).tcp.flags, TcpFlags::SYN);
         assert_eq!(h.timers.pop().unwrap().0, at + Duration::from_secs(2));
     }
@@ -777,7 +928,7 @@ mod tests {
         h.sent();
         let (at, _) = *h.timers.last().unwrap();
         h.now = at;
-        h.call(|tx, ctx| tx.on_timer(ctx));
+        h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
         assert_eq!(h.tx.stats.rto_count, 1);
         assert_eq!(h.tx.cwnd(), MSS);
         assert_eq!(h.segments_sent(), vec![0]);
@@ -797,7 +948,7 @@ mod tests {
         assert_eq!(h.tx.pipe(), 0);
         let timers = h.timers.len();
         h.now += Duration::from_secs(5);
-        h.call(|tx, ctx| tx.on_timer(ctx));
+        h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
         assert!(h.out.is_empty(), "a stopped timer retransmits nothing");
         assert_eq!(h.timers.len(), timers);
     }
@@ -907,7 +1058,7 @@ mod tests {
             let srtt = h.tx.srtt();
             let (at, _) = *h.timers.last().unwrap();
             h.now = at;
-            h.call(|tx, ctx| tx.on_timer(ctx));
+            h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
             assert_eq!(h.segments_sent(), vec![0], "the timeout resends the head");
             // Its ACK, 250 ms later, echoes the retransmission's send time.
             h.now = at + Duration::from_millis(250);
