@@ -15,7 +15,8 @@
 `run` writes `summary.json`, `timeseries.parquet`, `scenario.resolved.toml` and `plots/*.png`
 into DIR (default `out/<scenario stem>`) and prints a summary table. `sweep` runs a scenario over
 a grid of overrides x seeds on a process pool into DIR (default `out/sweep-<stem>`; see
-docs/sweeps.md); `reproduce` runs an experiment of `experiments/` and draws its figures;
+docs/sweeps.md); `reproduce` runs an experiment of `experiments/`, checks its claims
+(claims.json) and draws its figures;
 `ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout.
 
 Exit status: 0 on success; 2 on bad input (the scenario, a trace file, an override or the command
@@ -39,13 +40,14 @@ from mmtcp import __version__
 from mmtcp._core import ScenarioError, SimulationError
 from mmtcp.api import ieee80211ad_trace, run, split_override, validate
 from mmtcp.bench import DEFAULT_ENGINE_EVENTS, run_suite
+from mmtcp.claims import claims_table
 from mmtcp.metrics import check_metrics
 from mmtcp.progress import ProgressBar
 from mmtcp.report import run_report
 from mmtcp.reproduce import experiment_roots, find_experiments, reproduce
 from mmtcp.sweep import SweepInterrupted, SweepResult, run_spec
 from mmtcp.sweep_spec import make_spec, parse_grid_option, parse_seeds
-from mmtcp.sweep_table import points_table
+from mmtcp.sweep_table import estimate_legend, points_table
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -341,7 +343,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         if spec.metrics is None:  # the default set is wide: show goodput, points.csv has all
             shown = [m for m in result.metrics if m.endswith(".goodput_bps")]
         print(points_table(result.points, shown))
-        print(f"\nmean ± 95 % CI over the seeds; every metric in {result.out_dir / 'points.csv'}")
+        print(
+            f"\n{estimate_legend(result.points)}; every metric in {result.out_dir / 'points.csv'}"
+        )
     return _report_failures(result)
 
 
@@ -355,12 +359,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             where = ", ".join(map(str, roots)) or "no experiments/ folder found"
             print(f"no experiments ({where})")
             return EXIT_OK
-        rows = [("name", "title", "folder")]
-        rows += [(e.name, e.title, _shown_path(e.directory)) for e in experiments]
+        rows = [("name", "title", "claims", "folder")]
+        rows += [
+            (e.name, e.title, str(len(e.claims)), _shown_path(e.directory)) for e in experiments
+        ]
         name_width = max(len(row[0]) for row in rows)
         title_width = max(len(row[1]) for row in rows)
-        for name, title, folder in rows:
-            print(f"{name:<{name_width}}  {title:<{title_width}}  {folder}")
+        for name, title, claims, folder in rows:
+            print(f"{name:<{name_width}}  {title:<{title_width}}  {claims:>6}  {folder}")
         return EXIT_OK
     if not args.name:
         raise ScenarioError("reproduce: give an experiment NAME, or --list to see them")
@@ -384,7 +390,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"paper: {experiment.paper}")
         print(f"claim: {experiment.claim}\n")
         print(points_table(done.sweep.points, done.table_metrics))
-        print("\nmean ± 95 % CI over the seeds")
+        print(f"\n{estimate_legend(done.sweep.points)}")
+        if done.claims:
+            print(f"\n{claims_table(done.claims)}")
+            print(f"claims: {done.sweep.out_dir / 'claims.json'}")
         for figure in done.figures:
             print(f"figure: {figure}")
         print(f"results in {done.sweep.out_dir}{os.sep}")

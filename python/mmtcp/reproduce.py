@@ -11,16 +11,20 @@ An experiment is a folder `experiments/<paper>/<figure>/` holding:
 - `scenario.toml` (or whatever `sweep.scenario` names);
 - `plot.py`: `def plot(points: list[dict], out_dir: Path) -> list[Path]`, drawing the figures
   from the points of points.json;
-- `README.md`: the claim, what mmtcp gets, how to run it.
+- `README.md`: the claim, what mmtcp gets, how to run it;
+- optionally `[[claims]]` tables: the paper's claims as predicates over the sweep's results,
+  checked when the experiment loads and given a verdict after the run (`mmtcp.claims`).
 
 `reproduce(name)` runs the experiment's sweep into `out/reproduce/<name>[-quick]/` (resumable, as
-any sweep), then its `plot.py` into `figures/` there. Experiments are looked for in the nearest
+any sweep), evaluates its claims into `claims.json` there, then runs its `plot.py` into
+`figures/`. Experiments are looked for in the nearest
 `experiments/` folder at or above the current directory, then in the repository's (two levels
 above this package).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import re
@@ -32,12 +36,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mmtcp._core import ScenarioError
+from mmtcp.claims import Claim, evaluate_claims, parse_claims, read_run_values, write_claims
 from mmtcp.metrics import check_metrics
 from mmtcp.sweep import SweepResult, run_spec
 from mmtcp.sweep_spec import SweepSpec, apply_table, read_toml, spec_from_table
 
 EXPERIMENT_FILE = "experiment.toml"
-EXPERIMENT_KEYS = ("name", "title", "claim", "paper", "table", "sweep", "quick")
+EXPERIMENT_KEYS = ("name", "title", "claim", "paper", "table", "sweep", "quick", "claims")
 QUICK_KEYS = ("seeds", "grid", "point", "set", "metrics")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The repository's root, if this package runs from a checkout (python/mmtcp/ in it)."""
@@ -53,6 +58,7 @@ class Experiment:
     paper: str | None
     directory: Path
     config: dict[str, Any]
+    claims: tuple[Claim, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -84,6 +90,9 @@ class Reproduction:
     sweep: SweepResult
     figures: list[Path]
     table_metrics: list[str]
+    claims: list[dict[str, Any]]
+    """The claims.json entries: id, claim (the quote), paper, ours, verdict, value, ci_low,
+    ci_high, n, settled, note..."""
 
 
 def experiment_roots(directory: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -141,7 +150,7 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
             raise ScenarioError(f"{path}: table: expected a list of metric paths")
         check_metrics(table, f"{path}: table")
     paper = config.get("paper")
-    return Experiment(
+    experiment = Experiment(
         name=config["name"],
         title=config["title"].strip(),
         claim=" ".join(config["claim"].split()),
@@ -149,6 +158,12 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
         directory=path.parent,
         config=config,
     )
+    if "claims" not in config:
+        return experiment
+    claims = parse_claims(
+        config["claims"], str(path), experiment.spec(quick=False), experiment.spec(quick=True)
+    )
+    return dataclasses.replace(experiment, claims=tuple(claims))
 
 
 def find_experiments(
@@ -218,7 +233,8 @@ def reproduce(
     """Runs experiment `name` (its quick version if `quick`) and draws its figures.
 
     Output: `out` (default `out/reproduce/<name>[-quick]`) holds the sweep's files (sweep.json,
-    runs/, points.csv, points.json) and `figures/`.
+    runs/, points.csv, points.json), `claims.json` (the claims' verdicts; `[]` without claims)
+    and `figures/`.
     """
     experiment = find_experiment(name, experiment_roots(directory))
     spec = experiment.spec(quick)
@@ -234,8 +250,13 @@ def reproduce(
             f"{experiment.path}: table: {unknown[0]} is not one of the sweep's metrics"
         )
         table = [m for m in table if m in result.metrics]
+    points = spec.expand()
+    metrics = sorted({claim.metric for claim in experiment.claims})
+    values = read_run_values(result.out_dir / "runs", points, result.seeds, metrics)
+    claims = evaluate_claims(experiment.claims, points, spec.fixed, values)
+    write_claims(result.out_dir / "claims.json", claims)
     figures = draw(experiment, result.points, out_dir / "figures")
-    return Reproduction(experiment, result, figures, table)
+    return Reproduction(experiment, result, figures, table, claims)
 
 
 def _warn_python(message: str) -> None:
