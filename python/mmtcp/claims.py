@@ -18,8 +18,10 @@ target x (1 ± tolerance).
 Selecting points: a selector (`at`, `over`, an element of `points`) is a table of override path →
 value. A point matches when it has every one of those overrides (numbers compare by value; a
 table or a list of tables in the selector matches when each of its keys is present with that
-value, so `[{ kind = "mmpep" }]` matches `[{ kind = "mmpep", cache = "64MB" }]`), and it has no
-other override of its own except the paths listed in `pool`. Points matched together differ only
+value, so `[{ kind = "mmpep" }]` matches `[{ kind = "mmpep", cache = "64MB" }]`; if that matches
+several values of the path, the one equal to the selector's is taken, and without one the
+selector is an error), and it has no other override of its own except the paths listed in
+`pool`. Points matched together differ only
 in `pool` paths; their runs are pooled seed by seed (a seed's value is the mean over the matched
 points of that seed's runs). So a claim names a grid value for every grid path, or pools over it
 explicitly; a new grid path or value makes a claim an error at load time, not a silent change.
@@ -294,15 +296,23 @@ def select(
             f"{where}: matches no point of the sweep; a point matches when it has these "
             f"overrides and no other except the pooled ones (pool = [...])"
         )
-    for key in selector:
-        first = {**fixed, **found[0].overrides}.get(key) if found else None
-        for point in found[1:]:
-            if {**fixed, **point.overrides}.get(key) != first:
-                raise ScenarioError(
-                    f"{where}: matches several points that differ in {key} "
-                    f"({found[0].id}, {point.id}); give its whole value"
-                )
+    for key, wanted in selector.items():
+        distinct = {_key_text({**fixed, **p.overrides}[key]) for p in found}
+        if len(distinct) < 2:
+            continue
+        # A table given in part matches several values: the one equal to it wins, if any.
+        exact = [p for p in found if {**fixed, **p.overrides}[key] == wanted]
+        if not exact:
+            raise ScenarioError(
+                f"{where}: matches several points that differ in {key} "
+                f"({found[0].id}, {found[1].id}); give its whole value"
+            )
+        found = exact
     return found
+
+
+def _key_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 def read_run_values(
