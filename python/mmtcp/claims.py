@@ -28,7 +28,8 @@ explicitly; a new grid path or value makes a claim an error at load time, not a 
 
 Verdict: decided on the point estimate (the mean, the ratio of means, the mean difference, the
 order of the means). The 95 % CI (Student t over the seeds; for a ratio R = mean(A) / mean(B),
-the linearised interval R ± t · sd(A - R·B) / (√n · |mean(B)|)) is reported with the number of
+the linearised interval R ± t · sd(A - R·B) / (√n · |mean(B)|), clipped at 0 when no value is
+negative) is reported with the number of
 seeds n, and `settled` says whether the whole interval is on the verdict's side of the bounds; if
 not, `note` says that more seeds could change the verdict. "not testable": a point is absent from
 the sweep (the quick version has fewer points), the metric is missing from the runs, or fewer
@@ -420,6 +421,8 @@ def evaluate(
     assert estimate is not None
     assert half is not None
     low, high = estimate - half, estimate + half
+    if claim.kind == "ratio" and all(x >= 0 for column in columns for x in column):
+        low = max(low, 0.0)  # a ratio of quantities that are never negative
     entry.update(value=estimate, ci_low=low, ci_high=high)
     entry["ours"] = _ours(claim.kind, estimate, low, high, len(common))
     inside = _within(estimate, claim.low, claim.high)

@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import mmtcp
+from mmtcp.figures import error_bar, interval_label, paper_line, wrapped_title
 
 SCENARIO = Path(__file__).parent / "scenario.toml"
 SOURCE = "link.air.radio.channel.source.scenario"
@@ -53,20 +54,22 @@ def bars(points, metrics, scale, ylabel, title, path: Path) -> Path:
             match = [
                 p for p in points if str(p["overrides"][SOURCE]) == source and scheme(p) == key
             ]
-            xs, ys, errors = [], [], []
+            xs, ys, below, above = [], [], [], []
             for m, (metric, _) in enumerate(metrics):
-                value = stat(match[0], metric, scale) if match else None
-                if value is not None:
+                bar = error_bar(match[0]["metrics"].get(metric), scale) if match else None
+                if bar is not None:  # clipped at 0
                     xs.append(m + (s - 1) * width)
-                    ys.append(value[0])
-                    errors.append(value[1])
-            axes.bar(xs, ys, width, yerr=errors, capsize=3, label=label, color=colour)
+                    ys.append(bar[0])
+                    below.append(bar[1])
+                    above.append(bar[2])
+            yerr = [below, above]
+            axes.bar(xs, ys, width, yerr=yerr, capsize=3, label=label, color=colour)
         axes.set_xticks(range(len(metrics)), [name for _, name in metrics])
         axes.set_title(f"scenario {source.upper()}")
         axes.set_ylabel(ylabel)
         axes.grid(True, axis="y", alpha=0.3)
         axes.legend()
-    figure.suptitle(title)
+    wrapped_title(figure, title)
     figure.savefig(path, dpi=120)
     return path
 
@@ -114,7 +117,7 @@ def timelines(out_dir: Path) -> list[Path]:
         window_axes.set_ylabel("MB")
         window_axes.legend()
         window_axes.grid(True, alpha=0.3)
-        figure.suptitle(f"{label}, scenario B (seed 1)")
+        wrapped_title(figure, f"{label}, scenario B (seed 1)")
         path = out_dir / f"timeline_{key}.png"
         figure.savefig(path, dpi=120)
         paths.append(path)
@@ -130,6 +133,11 @@ def timelines(out_dir: Path) -> list[Path]:
         axes.plot(ts["time_s"][window], ts["flow.tcp.rtt_ms"][window], label=label, color=colour)
     axes.set_xlabel("time (s)")
     axes.set_ylabel("RTT (ms, mean per 10 ms)")
+    # §IV, Fig. 8: the reactive proxy "guarantees an RTT not higher than 70 ms (with respect to
+    # the peak of 200 ms experienced by TCP CUBIC)".
+    paper_line(axes, 200.0, "CUBIC's RTT peak, 200 ms")
+    paper_line(axes, 70.0, "reactive proxy's highest RTT, 70 ms")
+    axes.set_ylim(bottom=0)
     axes.set_title(f"RTT around the deepest blockage (t = {deepest:.2f} s), scenario B")
     axes.grid(True, alpha=0.3)
     axes.legend()
@@ -142,7 +150,6 @@ def timelines(out_dir: Path) -> list[Path]:
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws the figures into `out_dir` and returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    seeds = max((p["runs"] for p in points), default=0)
     percentiles = [
         ("flows.tcp.rtt_ms.p50", "p50"),
         ("flows.tcp.rtt_ms.p99", "p99"),
@@ -154,7 +161,7 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
             percentiles,
             1.0,
             "RTT (ms)",
-            f"RTT percentiles (mean and 95 % CI over {seeds} seeds)",
+            f"RTT percentiles ({interval_label(points)})",
             out_dir / "rtt_percentiles.png",
         ),
         bars(
@@ -162,7 +169,7 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
             [("flows.tcp.goodput_bps", "throughput")],
             1e-6,
             "Mbit/s",
-            f"Application throughput (mean and 95 % CI over {seeds} seeds)",
+            f"Application throughput ({interval_label(points)})",
             out_dir / "throughput.png",
         ),
     ]

@@ -12,6 +12,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from mmtcp.figures import error_bar, interval_label, paper_line, wrapped_title
 from mmtcp.stats import describe
 
 _RTT = Path(__file__).parent.parent / "rtt" / "plot.py"
@@ -35,14 +36,13 @@ def pooled(points: list[dict[str, Any]], runs: Path) -> dict[str, list[float]]:
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws the figure into `out_dir` and returns its paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    seeds = max((p["runs"] for p in points), default=0)
     paths = [
         _rtt.bars(
             points,
             [("flows.tcp.goodput_bps", "throughput")],
             1e-6,
             "Mbit/s",
-            f"Application throughput per scenario (mean and 95 % CI over {seeds} seeds)",
+            f"Application throughput per scenario ({interval_label(points)})",
             out_dir / "throughput_per_scenario.png",
         )
     ]
@@ -53,23 +53,29 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     rows = []
     for key, label, colour in _rtt.SCHEMES:
         stats = describe(values[key])
-        if stats.mean is not None:
-            rows.append((key, label, colour, stats.mean / 1e6, (stats.ci95 or 0.0) / 1e6, stats.n))
+        bar = error_bar(stats.as_dict(), 1e-6)  # clipped at 0
+        if bar is not None:
+            rows.append((key, label, colour, bar, (stats.ci95 or 0.0) / 1e6, stats.n))
     csv = ["scheme,mean_mbps,ci95_mbps,runs"]
-    csv += [f"{key},{mean:.6g},{ci:.6g},{n}" for key, _, _, mean, ci, n in rows]
+    csv += [f"{key},{bar[0]:.6g},{ci:.6g},{n}" for key, _, _, bar, ci, n in rows]
     (out_dir / "throughput.csv").write_text("\n".join(csv) + "\n", encoding="utf-8")
     figure = Figure(figsize=(6, 4.5), layout="constrained")
     axes = figure.subplots()
     axes.bar(
         [r[1] for r in rows],
-        [r[3] for r in rows],
-        yerr=[r[4] for r in rows],
+        [r[3][0] for r in rows],
+        yerr=[[r[3][1] for r in rows], [r[3][2] for r in rows]],
         capsize=4,
         color=[r[2] for r in rows],
     )
+    cubic = [r[3][0] for r in rows if r[0] == "cubic"]
+    if cubic:
+        # §I: "more than double the performance in terms of throughput".
+        paper_line(axes, 2 * cubic[0], "reactive more than double CUBIC (2x CUBIC's mean)")
+        axes.legend(loc="upper left", fontsize="small")
     axes.set_ylabel("application throughput (Mbit/s)")
     axes.grid(True, axis="y", alpha=0.3)
-    figure.suptitle("Scenarios A and B together (mean and 95 % CI over the runs)")
+    wrapped_title(figure, "Scenarios A and B together (mean and 95 % CI over the runs)")
     path = out_dir / "throughput.png"
     figure.savefig(path, dpi=120)
     paths.extend([path, out_dir / "throughput.csv"])

@@ -1,5 +1,6 @@
 """Figures of the example experiment: goodput, and mean and p99 RTT, against the bottleneck
-buffer, each point the mean over the seeds with its 95 % confidence interval."""
+buffer, each point the mean over the seeds with its 95 % confidence interval (min..max with 2
+seeds), clipped at 0."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
+
+from mmtcp.figures import error_bar, interval_label, wrapped_title
 
 BUFFER = "link.bottleneck.buffer"
 BDP_PACKETS = 250  # 100 Mbit/s x 30 ms / 1500 B
@@ -31,8 +34,7 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         axes.axvline(BDP_PACKETS, color="grey", linestyle=":", label="BDP (250 packets)")
         axes.grid(True, alpha=0.3)
         axes.legend()
-    seeds = max(p["runs"] for p in points) if points else 0
-    figure.suptitle(f"CUBIC over a 100 Mbit/s, 30 ms path (mean and 95 % CI over {seeds} seeds)")
+    wrapped_title(figure, f"CUBIC over a 100 Mbit/s, 30 ms path ({interval_label(points)})")
 
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "buffer.png"
@@ -41,15 +43,15 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
 
 
 def _errorbar(axes, buffers, points, metric, scale, label) -> None:
-    means, errors, xs = [], [], []
+    xs, means, below, above = [], [], [], []
     for x, point in zip(buffers, points, strict=True):
-        stats = point["metrics"][metric]
-        if stats["mean"] is None:
-            continue
-        xs.append(x)
-        means.append(stats["mean"] * scale)
-        errors.append((stats["ci95"] or 0.0) * scale)
-    axes.errorbar(xs, means, yerr=errors, marker="o", capsize=3, label=label)
+        bar = error_bar(point["metrics"][metric], scale)  # clipped at 0
+        if bar is not None:
+            xs.append(x)
+            means.append(bar[0])
+            below.append(bar[1])
+            above.append(bar[2])
+    axes.errorbar(xs, means, yerr=[below, above], marker="o", capsize=3, label=label)
 
 
 def _packets(buffer: str) -> int:

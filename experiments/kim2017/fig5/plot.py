@@ -20,6 +20,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 import mmtcp
+from mmtcp.figures import error_bar, interval_label, paper_line, wrapped_title
 
 SCENARIO = Path(__file__).parent / "scenario.toml"
 CHANNEL = "link.air.radio.channel"
@@ -57,7 +58,6 @@ def nlos_seconds(point: dict[str, Any]) -> float:
 def draw(points: list[dict[str, Any]], out_dir: Path, title: str) -> list[Path]:
     """Rate and delivery ratio against the NLOS duration, one line per scheme."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    seeds = max((p["runs"] for p in points), default=0)
     paths = []
     buffers = sorted({str(p["overrides"].get(BUFFER, "")) for p in points}, key=_megabytes)
     for metric, scale, ylabel, name in [
@@ -70,30 +70,36 @@ def draw(points: list[dict[str, Any]], out_dir: Path, title: str) -> list[Path]:
             mine = [p for p in points if str(p["overrides"].get(BUFFER, "")) == buffer]
             for key, label, colour, style in SCHEMES:
                 line = sorted((p for p in mine if scheme(p) == key), key=nlos_seconds)
-                xs, ys, errors = [], [], []
+                xs, ys, below, above = [], [], [], []
                 for p in line:
-                    stats = p["metrics"].get(metric)
-                    if stats and stats["mean"] is not None:
+                    bar = error_bar(p["metrics"].get(metric), scale)  # clipped at 0
+                    if bar is not None:
                         xs.append(nlos_seconds(p))
-                        ys.append(stats["mean"] * scale)
-                        errors.append((stats["ci95"] or 0.0) * scale)
+                        ys.append(bar[0])
+                        below.append(bar[1])
+                        above.append(bar[2])
                 if xs:
                     axes.errorbar(
                         xs,
                         ys,
-                        yerr=errors,
+                        yerr=[below, above],
                         marker="o",
                         capsize=3,
                         label=label,
                         color=colour,
                         linestyle=style,
                     )
+            if metric == "flows.tcp.goodput_bps":
+                # §IV: "the maximum sending rate of the server that is fixed to 100 Mbps"; mmPEP
+                # is "almost close" to it.
+                paper_line(axes, 100.0, "server's maximum sending rate, 100 Mbit/s")
+            axes.set_ylim(bottom=0)
             axes.set_title(f"RLC buffer {buffer}" if buffer else "")
             axes.set_xlabel("NLOS duration (s)")
             axes.set_ylabel(ylabel)
             axes.grid(True, alpha=0.3)
             axes.legend()
-        figure.suptitle(f"{title} (mean and 95 % CI over {seeds} seeds)")
+        wrapped_title(figure, f"{title} ({interval_label(points)})")
         path = out_dir / name
         figure.savefig(path, dpi=120)
         paths.append(path)

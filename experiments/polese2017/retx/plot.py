@@ -20,6 +20,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from mmtcp.figures import error_bar, interval_label, paper_marker, wrapped_title
 from mmtcp.stats import describe
 
 DISTANCE = "link.air.radio.channel.distance_m"
@@ -85,16 +86,18 @@ def _bar_axes(axes, points, metric, scale, ylabel) -> None:
     groups = _groups(points)
     width = 0.8 / len(CONFIGS)
     for c, config in enumerate(CONFIGS):
-        xs, means, errors = [], [], []
+        xs, means, below, above = [], [], [], []
         for g, group in enumerate(groups):
             match = [p for p in points if _distance(p) == group and _config(p) == config]
-            value = _stat(match[0], metric, scale) if match else None
-            if value is not None:
+            bar = error_bar(match[0]["metrics"].get(metric), scale) if match else None
+            if bar is not None:  # clipped at 0
                 xs.append(g + (c - 1) * width)
-                means.append(value[0])
-                errors.append(value[1])
+                means.append(bar[0])
+                below.append(bar[1])
+                above.append(bar[2])
         colour = COLOURS[config]
-        axes.bar(xs, means, width, yerr=errors, capsize=3, label=LABELS[config], color=colour)
+        yerr = [below, above]
+        axes.bar(xs, means, width, yerr=yerr, capsize=3, label=LABELS[config], color=colour)
     axes.set_xticks(range(len(groups)), groups)
     axes.set_xlabel("UE-eNB distance")
     axes.set_ylabel(ylabel)
@@ -105,7 +108,7 @@ def _bar_axes(axes, points, metric, scale, ylabel) -> None:
 def _bars(points, metric, scale, ylabel, seeds, out_dir) -> Path:
     figure = Figure(figsize=(9, 4.5), layout="constrained")
     _bar_axes(figure.subplots(), points, metric, scale, ylabel)
-    figure.suptitle(f"TCP CUBIC uplink over 28 GHz (mean and 95 % CI over {seeds} seeds)")
+    wrapped_title(figure, f"TCP CUBIC uplink over 28 GHz ({interval_label(points)})")
     path = out_dir / "throughput.png"
     figure.savefig(path, dpi=120)
     return path
@@ -129,7 +132,9 @@ def _latency(points, seeds, out_dir) -> Path:
     tradeoff.set_ylabel("mean RTT (ms)")
     tradeoff.grid(True, alpha=0.3)
     tradeoff.legend()
-    figure.suptitle(f"Latency and the throughput-latency trade-off ({seeds} seeds)")
+    wrapped_title(
+        figure, f"Latency and the throughput-latency trade-off ({interval_label(points)})"
+    )
     path = out_dir / "latency.png"
     figure.savefig(path, dpi=120)
     return path
@@ -148,17 +153,18 @@ def _downloads(points, seeds, out_dir) -> Path:
             metric = "flows.tcp.completion_seconds"
             rows = sorted(
                 (
-                    (_megabytes(str(p["overrides"][SIZE])), _stat(p, metric, 1.0))
+                    (_megabytes(str(p["overrides"][SIZE])), p)
                     for p in points
                     if _distance(p) == group and _config(p) == config
                 ),
                 key=lambda row: row[0],
             )
-            rows = [(size, value) for size, value in rows if value is not None]
+            bars = [(size, error_bar(p["metrics"].get(metric))) for size, p in rows]
+            bars = [(size, bar) for size, bar in bars if bar is not None]  # clipped at 0
             axes.errorbar(
-                [size for size, _ in rows],
-                [value[0] for _, value in rows],
-                yerr=[value[1] for _, value in rows],
+                [size for size, _ in bars],
+                [bar[0] for _, bar in bars],
+                yerr=[[bar[1] for _, bar in bars], [bar[2] for _, bar in bars]],
                 marker="o",
                 capsize=3,
                 color=COLOURS[config],
@@ -169,7 +175,9 @@ def _downloads(points, seeds, out_dir) -> Path:
         axes.grid(True, alpha=0.3)
     axes_list[0].set_ylabel("download time (s)")
     axes_list[0].legend()
-    figure.suptitle(f"wget download time of a file hosted on the UE ({seeds} seeds)")
+    wrapped_title(
+        figure, f"wget download time of a file hosted on the UE ({interval_label(points)})"
+    )
     path = out_dir / "download.png"
     figure.savefig(path, dpi=120)
     return path
@@ -246,6 +254,16 @@ def _am_gain(bulk, downloads, runs: Path, out_dir: Path) -> list[Path]:
         capsize=3,
         color=COLOURS[("true", "am")],
     )
+    # Seed 003 §III: RLC AM adds "100 Mbit/s at d = 75 m and 50 Mbit/s at d = 100 m"; at
+    # d = 150 m it "does not improve the performance of RLC UM".
+    stated = {"75 m": 100.0, "100 m": 50.0, "150 m": 0.0}
+    labelled = False
+    for x, row in enumerate(bulk_rows):
+        if row[0] in stated:
+            paper_marker(bulk_axes, x, stated[row[0]], None if labelled else "AM gain stated")
+            labelled = True
+    if labelled:
+        bulk_axes.legend()
     bulk_axes.axhline(0, color="black", linewidth=0.8)
     bulk_axes.set_ylabel("goodput, HARQ + AM minus HARQ + UM (Mbit/s)")
     bulk_axes.set_xlabel("UE-eNB distance")
@@ -267,7 +285,7 @@ def _am_gain(bulk, downloads, runs: Path, out_dir: Path) -> list[Path]:
         axes.set_xlabel("UE-eNB distance")
         axes.grid(True, axis="y", alpha=0.3)
         axes.legend(title="file")
-    figure.suptitle("What HARQ + RLC AM adds (paired by seed; mean and 95 % CI)")
+    wrapped_title(figure, "What HARQ + RLC AM adds (paired by seed; mean and 95 % CI)")
     path = out_dir / "am_gain.png"
     figure.savefig(path, dpi=120)
     return [path, csv_path]

@@ -1,0 +1,112 @@
+"""Helpers for the figures of experiments (their `plot.py`): error bars that the number of seeds
+can support, clipped where the quantity cannot be negative; the paper's stated values drawn on
+the axes; titles that wrap instead of being clipped.
+
+    from mmtcp.figures import error_bars, interval_label, paper_line, wrapped_title
+
+    means, yerr = error_bars([p["metrics"]["flows.bulk.goodput_bps"] for p in points], 1e-6)
+    axes.errorbar(xs, means, yerr=yerr, marker="o", capsize=3)
+    paper_line(axes, 100, "server's rate, 100 Mbit/s")
+    wrapped_title(figure, f"Goodput ({interval_label(points)})")
+
+With 3 or more values a bar spans the 95 % confidence interval of the mean; with 2 it spans the
+min..max range (a t interval from 2 values is 12.7 standard errors wide); with 1, nothing. The
+lower end is clipped at `floor` (0 by default: goodput, RTT, ratios are never negative).
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from mmtcp.sweep_table import MIN_SEEDS_FOR_CI
+
+PAPER_COLOUR = "dimgrey"
+
+
+def error_bar(
+    stats: Mapping[str, Any] | None, scale: float = 1.0, floor: float | None = 0.0
+) -> tuple[float, float, float] | None:
+    """`(mean, below, above)` of one point's statistics of a metric (a points.json entry),
+    scaled; None without a mean.
+
+    >>> error_bar({"n": 2, "mean": 5.0, "ci95": 60.0, "min": 1.0, "max": 9.0})
+    (5.0, 4.0, 4.0)
+    >>> error_bar({"n": 3, "mean": 5.0, "ci95": 6.0, "min": 1.0, "max": 9.0})
+    (5.0, 5.0, 6.0)
+    >>> error_bar({"n": 3, "mean": 5.0, "ci95": 6.0}, floor=None)
+    (5.0, 6.0, 6.0)
+    """
+    if not stats or stats.get("mean") is None:
+        return None
+    mean = stats["mean"] * scale
+    n = stats.get("n")
+    if n is not None and 2 <= n < MIN_SEEDS_FOR_CI and stats.get("min") is not None:
+        below, above = mean - stats["min"] * scale, stats["max"] * scale - mean
+    else:
+        half = stats.get("ci95")
+        half = abs(half * scale) if half is not None and math.isfinite(half) else 0.0
+        below = above = half
+    if floor is not None:
+        below = max(0.0, min(below, mean - floor))
+    return mean, below, above
+
+
+def error_bars(
+    stats: Sequence[Mapping[str, Any] | None], scale: float = 1.0, floor: float | None = 0.0
+) -> tuple[list[float], list[list[float]]]:
+    """The means and the `yerr` (2 x N: below, above) of points that have a mean; points
+    without one are left out, so filter the x values the same way (`error_bar(s) is not
+    None`)."""
+    bars = [b for b in (error_bar(s, scale, floor) for s in stats) if b is not None]
+    return [b[0] for b in bars], [[b[1] for b in bars], [b[2] for b in bars]]
+
+
+def interval_label(points: Sequence[Mapping[str, Any]]) -> str:
+    """What the error bars show, for a title: `mean and 95 % CI over 10 seeds`, or `mean and
+    min..max over 2 seeds`.
+
+    >>> interval_label([{"runs": 2}]), interval_label([{"runs": 10}, {"runs": 9}])
+    ('mean and min..max over 2 seeds', 'mean and 95 % CI over 10 seeds')
+    """
+    seeds = max((p.get("runs", 0) for p in points), default=0)
+    if seeds < MIN_SEEDS_FOR_CI:
+        return f"mean and min..max over {seeds} seed{'s' if seeds != 1 else ''}"
+    return f"mean and 95 % CI over {seeds} seeds"
+
+
+def paper_line(axes: Axes, value: float, label: str, *, vertical: bool = False) -> None:
+    """A dashed line at the paper's stated `value` (horizontal, or vertical), labelled
+    `paper: <label>` in the legend."""
+    style = {"color": PAPER_COLOUR, "linestyle": "--", "linewidth": 1.2, "label": f"paper: {label}"}
+    if vertical:
+        axes.axvline(value, **style)
+    else:
+        axes.axhline(value, **style)
+
+
+def paper_marker(axes: Axes, x: float, y: float, label: str | None = None) -> None:
+    """A marker at the paper's stated value `y` at `x`; the first of a series carries the legend
+    label `paper: <label>`."""
+    axes.plot(
+        [x],
+        [y],
+        marker="*",
+        markersize=12,
+        linestyle="",
+        color=PAPER_COLOUR,
+        label=f"paper: {label}" if label else None,
+        zorder=5,
+    )
+
+
+def wrapped_title(figure: Figure, text: str, fontsize: float = 12.0) -> None:
+    """`figure.suptitle(text)`, wrapped to the figure's width so that it is never clipped."""
+    width_points = figure.get_figwidth() * 72
+    characters = max(20, int(width_points / (0.55 * fontsize)))
+    figure.suptitle(textwrap.fill(text, characters), fontsize=fontsize)
