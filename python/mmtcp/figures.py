@@ -80,10 +80,13 @@ def interval_label(points: Sequence[Mapping[str, Any]]) -> str:
     return f"mean and 95 % CI over {seeds} seeds"
 
 
-def paper_line(axes: Axes, value: float, label: str, *, vertical: bool = False) -> None:
-    """A dashed line at the paper's stated `value` (horizontal, or vertical), labelled
-    `paper: <label>` in the legend."""
-    style = {"color": PAPER_COLOUR, "linestyle": "--", "linewidth": 1.2, "label": f"paper: {label}"}
+def paper_line(
+    axes: Axes, value: float, label: str, *, vertical: bool = False, linestyle: str = "--"
+) -> None:
+    """A dashed line (or `linestyle`) at the paper's stated `value` (horizontal, or vertical),
+    labelled `paper: <label>` in the legend."""
+    style = {"color": PAPER_COLOUR, "linestyle": linestyle, "linewidth": 1.2}
+    style["label"] = f"paper: {label}"
     if vertical:
         axes.axvline(value, **style)
     else:

@@ -8,6 +8,7 @@ import json
 import math
 import re
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -333,3 +334,15 @@ def test_paper_quotes_are_in_the_papers():
         for claim in experiment.claims:
             for fragment in claim.quote.split(" ... "):
                 assert _normalised(fragment) in papers, f"{experiment.name}/{claim.id}: {fragment}"
+
+
+def test_the_documented_claims_are_the_example_experiments():
+    readme = (REPO / "experiments" / "README.md").read_text()
+    section = readme[readme.index("### Claims") : readme.index("### `plot.py`")]
+    (block,) = re.findall(r"```toml\n(.*?)```", section, re.DOTALL)
+    documented = tomllib.loads(block)["claims"]
+    example = tomllib.loads((REPO / "experiments/example/chain/experiment.toml").read_text())
+    for claim in documented:
+        same = [c for c in example["claims"] if c["id"] == claim["id"]]
+        assert same, claim["id"]
+        assert {k: same[0][k] for k in claim} == claim  # the README's keys, as in the file

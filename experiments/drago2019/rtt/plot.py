@@ -136,7 +136,7 @@ def timelines(out_dir: Path) -> list[Path]:
     # §IV, Fig. 8: the reactive proxy "guarantees an RTT not higher than 70 ms (with respect to
     # the peak of 200 ms experienced by TCP CUBIC)".
     paper_line(axes, 200.0, "CUBIC's RTT peak, 200 ms")
-    paper_line(axes, 70.0, "reactive proxy's highest RTT, 70 ms")
+    paper_line(axes, 70.0, "reactive proxy's highest RTT, 70 ms", linestyle=":")
     axes.set_ylim(bottom=0)
     axes.set_title(f"RTT around the deepest blockage (t = {deepest:.2f} s), scenario B")
     axes.grid(True, alpha=0.3)
