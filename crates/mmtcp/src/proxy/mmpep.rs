@@ -66,7 +66,8 @@ pub struct MmPepConfig {
     pub epsilon: f64,
     /// Forwarding waits in the cache until the radio link's RLC buffer has room (default false).
     pub hold_for_rlc: bool,
-    /// New data waits until it lies within the mobile's advertised window (default false).
+    /// New data waits until it lies within the mobile's advertised window (default true: a proxy
+    /// that acknowledges on the mobile's behalf must not overrun its receive buffer).
     pub mobile_window: bool,
     /// The radio link whose downlink RLC the timer checks, and `hold_for_rlc` waits for
     /// (default: the scenario's only one).
@@ -88,7 +89,7 @@ impl Default for MmPepConfig {
             sigma: 0.1,
             epsilon: 0.01,
             hold_for_rlc: false,
-            mobile_window: false,
+            mobile_window: true,
             link: None,
         }
     }
@@ -239,7 +240,9 @@ mod tests {
         let flows = flows();
         let links = radio_links();
         let env = env(&flows, &links);
-        let c = MmPepConfig { cache: Bytes(cache), ..MmPepConfig::default() };
+        // Forwarding at once: the harness's mobile advertises no window (the window rule has
+        // its own tests in the ack manager).
+        let c = MmPepConfig { cache: Bytes(cache), mobile_window: false, ..MmPepConfig::default() };
         let params = c.cache_params(&env).unwrap();
         MmPep::new(params, &env, links[0].downlink, 0.2077, 14)
     }

@@ -64,7 +64,8 @@ pub struct PepConfig {
     pub timeout: PepTimeout,
     /// Forwarding waits in the cache until the radio link's RLC buffer has room (default false).
     pub hold_for_rlc: bool,
-    /// New data waits until it lies within the mobile's advertised window (default false).
+    /// New data waits until it lies within the mobile's advertised window (default true: a proxy
+    /// that acknowledges on the mobile's behalf must not overrun its receive buffer).
     pub mobile_window: bool,
     /// The radio link whose RLC buffer `hold_for_rlc` waits for (default: the scenario's only
     /// one); only with `hold_for_rlc`.
@@ -83,7 +84,7 @@ impl Default for PepConfig {
             max_rto: DEFAULT_MAX_RTO,
             timeout: PepTimeout::First,
             hold_for_rlc: false,
-            mobile_window: false,
+            mobile_window: true,
             link: None,
         }
     }
@@ -148,7 +149,12 @@ impl Recovery for PepRecovery {
             PepTimeout::First => 1,
             PepTimeout::GoBackN => u32::MAX,
         };
-        self.timer_retransmissions += acks.retransmit_from(ctx, flow, una, n, false) as u64;
+        let sent = acks.retransmit_from(ctx, flow, una, n, false);
+        if sent > 0 {
+            // The repair partial ACKs continue from (RFC 6582 §3.2 step 3).
+            acks.note_repair(flow, una, ctx.now);
+        }
+        self.timer_retransmissions += sent as u64;
         acks.back_off(ctx, flow);
     }
 
@@ -174,7 +180,15 @@ mod tests {
     fn pep_with(cache: u64, dupthresh: u32, timeout: PepTimeout) -> Pep {
         let flows = flows();
         let links = radio_links();
-        let cfg = PepConfig { cache: Bytes(cache), dupthresh, timeout, ..PepConfig::default() };
+        // Forwarding at once: the harness's mobile advertises no window (the window rule has
+        // its own tests in the ack manager).
+        let cfg = PepConfig {
+            cache: Bytes(cache),
+            dupthresh,
+            timeout,
+            mobile_window: false,
+            ..PepConfig::default()
+        };
         let env = env(&flows, &links);
         let params = cfg.cache_params(&env).unwrap();
         Pep::new(params, &env, cfg.timeout)
@@ -259,18 +273,49 @@ mod tests {
         h.packet(&mut p, id);
         let rtx = to_mobile(&h.take());
         assert_eq!(rtx.iter().map(|(s, _)| s.tcp.seq).collect::<Vec<_>>(), [2 * MSS]);
-        // A new hole is repaired at once.
+        // The repair answered, the mobile still misses data forwarded before it: the partial
+        // ACK's hole is repaired at once (RFC 6582 §3.2), and its duplicate is no news.
         let id = h.ack(4 * MSS, &[(5 * MSS, 7 * MSS)]);
-        h.packet(&mut p, id);
-        let id = h.ack(4 * MSS, &[(5 * MSS, 8 * MSS)]);
         h.packet(&mut p, id);
         let rtx = to_mobile(&h.take());
         assert_eq!(rtx.iter().map(|(s, _)| s.tcp.seq).collect::<Vec<_>>(), [4 * MSS]);
+        let id = h.ack(4 * MSS, &[(5 * MSS, 8 * MSS)]);
+        h.packet(&mut p, id);
+        assert!(to_mobile(&h.take()).is_empty());
         let s = p.summary();
+        assert_eq!(s["partial_acks"], 1);
         assert_eq!(s["dupack_retransmissions"], 3);
-        assert_eq!(s["dupacks_ignored"], 1);
+        assert_eq!(s["dupacks_ignored"], 2);
         assert_eq!(s["retransmitted_segments"], 3);
         assert_eq!(s["acks_consumed"], 6);
+    }
+
+    /// A hole many segments long behind a closed mobile window: no new data reaches the mobile,
+    /// so no further duplicate ACK comes; each partial ACK repairs the next missing segment
+    /// (RFC 6582 §3.2 step 3) until the ACK reaches what was forwarded before the repair.
+    #[test]
+    fn test_partial_acks_walk_a_long_hole_without_new_data() {
+        let mut h = Harness::new();
+        let mut p = pep(20 * MSS, 1);
+        fill(&mut h, &mut p, 10);
+        h.now = SimTime::ZERO + Duration::from_millis(2);
+        let id = h.ack(0, &[(8 * MSS, 10 * MSS)]);
+        h.packet(&mut p, id);
+        let mut repaired = vec![];
+        for k in 1..=8 {
+            repaired.extend(to_mobile(&h.take()).iter().map(|(s, _)| s.tcp.seq / MSS));
+            h.now += Duration::from_millis(2);
+            let id = h.ack(k * MSS, &[(8 * MSS, 10 * MSS)]);
+            h.packet(&mut p, id);
+        }
+        assert_eq!(repaired, (0..8).collect::<Vec<_>>(), "one repair per ACK, in order");
+        assert!(to_mobile(&h.take()).is_empty(), "segments 8 and 9 were SACKed: nothing to send");
+        let id = h.ack(10 * MSS, &[]);
+        h.packet(&mut p, id);
+        assert!(to_mobile(&h.take()).is_empty(), "all forwarded data acknowledged");
+        let s = p.summary();
+        assert_eq!(s["partial_acks"], 8, "ACKs 1..8 were partial, ACK 10 was not");
+        assert_eq!(s["timer_retransmissions"], 0);
     }
 
     #[test]

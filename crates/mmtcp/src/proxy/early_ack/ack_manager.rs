@@ -94,6 +94,9 @@ pub struct AckStats {
     pub duplicate_acks: u64,
     /// Segments the proxy retransmitted (dupACK- and timer-driven, batches included).
     pub retransmitted_segments: u64,
+    /// Cumulative ACKs of the mobile that answered a repair but stayed below what had been
+    /// forwarded before it (RFC 6582 partial ACKs), reported to the policy as a new hole.
+    pub partial_acks: u64,
     /// Retransmission timer expiries with data cached.
     pub timer_expiries: u64,
     /// Segments that waited in the cache before the proxy forwarded them ([`Hold`](super::Hold)).
@@ -234,6 +237,7 @@ impl AckManager {
             }
             return Verdict::Consumed;
         }
+        f.high_fwd = f.high_fwd.max(seg.end);
         Self::start_timer(ctx, f, flow);
         self.send_ack(ctx, flow);
         Verdict::Pass
@@ -347,6 +351,7 @@ impl AckManager {
                 let s = &mut f.segments[i];
                 s.forwarded = true;
                 s.sent_at = ctx.now;
+                f.high_fwd = f.high_fwd.max(seq + len);
                 ctx.send(id);
                 Self::start_timer(ctx, f, flow);
             }
@@ -430,6 +435,13 @@ impl AckManager {
             }
         }
         let mut dupack = None;
+        if advanced && f.repair.is_some_and(|r| ack >= r.end && ack < r.recover) {
+            // RFC 6582 §3.2 step 3: the repair is answered, yet the mobile still misses data
+            // forwarded before it. When the mobile's window holds nothing new back, no further
+            // duplicate ACK would come: the new hole goes to the policy at once.
+            self.stats.partial_acks += 1;
+            dupack = Some(DupAck { flow: f.flow, hole: ack });
+        }
         if !advanced && f.high_rx > f.una && (sack.is_empty() || newly_sacked > 0) {
             f.dupacks += 1;
             self.stats.duplicate_acks += 1;
@@ -535,10 +547,11 @@ impl AckManager {
         self.last_repair(flow).is_some_and(|r| r.hole == hole && now < r.at + self.round_trip(flow))
     }
 
-    /// Records that the policy repaired `hole` now; the duplicate-ACK count starts again.
+    /// Records that the policy repaired `hole` now (the segments it retransmitted since the
+    /// previous call are the repair); the duplicate-ACK count starts again.
     pub fn note_repair(&mut self, flow: FlowId, hole: u64, now: SimTime) {
         let f = &mut self.flows[flow.0 as usize];
-        f.repair = Some(Repair { hole, at: now });
+        f.repair = Some(Repair { hole, at: now, end: f.high_rtx.max(hole), recover: f.high_fwd });
         f.dupacks = 0;
     }
 
@@ -590,6 +603,7 @@ impl AckManager {
         let s = &mut f.segments[i];
         s.retransmitted = true;
         s.sent_at = ctx.now;
+        f.high_rtx = f.high_rtx.max(s.end());
         s.rtx_waiting = self.p.hold.rlc.is_some();
         let tcp = TcpHeader { seq: s.seq, len: s.len as u16, flags: TcpFlags::ACK, ..Default::default() };
         let times = (ctx.now, s.first_sent_at);
@@ -636,6 +650,7 @@ impl AckManager {
             "acks_consumed": s.acks_consumed,
             "acks_passed": s.acks_passed,
             "duplicate_acks": s.duplicate_acks,
+            "partial_acks": s.partial_acks,
             "retransmitted_segments": s.retransmitted_segments,
             "timer_expiries": s.timer_expiries,
             "segments_held": s.segments_held,
@@ -810,6 +825,28 @@ mod tests {
         let id = h.ack(4 * MSS, &[]);
         h.packet(&mut p, id);
         assert!(!p.0.flows[0].timer.is_armed(), "timer stopped with the cache empty");
+    }
+
+    /// Karn's rule (RFC 6298 §3): an ACK that covers a retransmitted segment gives no RTT
+    /// sample, even for the clean segments it also covers (they waited for the repair).
+    #[test]
+    fn test_ack_covering_a_repair_gives_no_rtt_sample() {
+        let mut h = Harness::new();
+        let mut p = bare(10 * MSS);
+        for k in 0..3 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        h.take();
+        h.now = SimTime::ZERO + Duration::from_millis(2);
+        let id = h.ack(0, &[(MSS, 3 * MSS)]);
+        h.packet(&mut p, id);
+        assert_eq!(to_mobile(&h.take()).len(), 1, "segment 0 repaired");
+        h.now = SimTime::ZERO + Duration::from_millis(900);
+        let id = h.ack(3 * MSS, &[]);
+        h.packet(&mut p, id);
+        assert_eq!(p.0.stats.rtt_samples, 0, "no sample of the 900 ms wait");
+        assert_eq!(p.0.flows[0].rtt.srtt(), None);
     }
 
     #[test]

@@ -47,6 +47,12 @@ pub struct Repair {
     /// The cumulative ACK (the first missing byte) it repaired.
     pub hole: u64,
     pub at: SimTime,
+    /// One past the highest byte the repair retransmitted: a cumulative ACK at or above it
+    /// answers the whole repair.
+    pub end: u64,
+    /// One past the highest byte forwarded when the repair was made (RFC 6582's `recover`): a
+    /// cumulative ACK below it after the repair is answered is partial — more was lost.
+    pub recover: u64,
 }
 
 /// The proxy's state of one flow.
@@ -72,6 +78,10 @@ pub(super) struct FlowCache {
     pub(super) sacked: RangeSet,
     /// One past the highest byte received from the server.
     pub(super) high_rx: u64,
+    /// One past the highest byte forwarded toward the mobile.
+    pub(super) high_fwd: u64,
+    /// One past the highest byte retransmitted toward the mobile.
+    pub(super) high_rtx: u64,
     /// Whether data from the server has reached the proxy (the handshake is over).
     pub(super) seen_data: bool,
     /// Cumulative ACK and window of the last ACK sent to the server (what the server knows).
@@ -108,6 +118,8 @@ impl FlowCache {
             above: RangeSet::default(),
             sacked: RangeSet::default(),
             high_rx: 0,
+            high_fwd: 0,
+            high_rtx: 0,
             seen_data: false,
             last_ack: 0,
             last_window: p.cache,
