@@ -461,4 +461,45 @@ mod tests {
         assert_eq!(b.offer_at(ms(3), 60, 9), Some(7), "beyond the end: the tail");
         assert_eq!(b.offer_at(ms(3), 10_000, 0), None, "over the byte limit");
     }
+
+    #[test]
+    fn test_discard_timer_drops_only_heads_that_waited_long_enough() {
+        let mut b = SduBuffer::new(100_000, None, Some(Duration::from_millis(10)));
+        b.offer(ms(0), 100);
+        b.offer(ms(5), 200);
+        b.offer(ms(12), 300);
+        let mut dropped = Vec::new();
+        assert_eq!(b.discard_expired(ms(9), &mut dropped), 0, "9 ms < 10 ms");
+        assert_eq!(b.discard_expired(ms(10), &mut dropped), 1, "SN 0 waited 10 ms");
+        assert_eq!(dropped, vec![0]);
+        assert_eq!(b.bytes(), 500);
+        // Dequeue discards the expired head (SN 1, 16 ms old) and returns the young one.
+        let sdu = b.dequeue(ms(16), &mut dropped, |_| true).unwrap();
+        assert_eq!((sdu.sn, dropped.clone()), (2, vec![0, 1]));
+        assert_eq!(b.timer_discards(), 2);
+        assert!(b.is_empty() && b.bytes() == 0);
+    }
+
+    #[test]
+    fn test_discard_timer_off_keeps_everything() {
+        let mut b = SduBuffer::new(100_000, None, None);
+        b.offer(ms(0), 100);
+        let mut dropped = Vec::new();
+        assert_eq!(b.discard_expired(ms(1_000_000), &mut dropped), 0);
+        assert_eq!(b.dequeue(ms(1_000_000), &mut dropped, |_| true).map(|s| s.sn), Some(0));
+        assert!(dropped.is_empty());
+    }
+
+    #[test]
+    fn test_clear_empties_and_keeps_numbering() {
+        let mut b = SduBuffer::new(100_000, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
+        b.offer(ms(0), 100);
+        b.offer(ms(0), 100);
+        b.clear();
+        assert!(b.is_empty());
+        assert_eq!(b.bytes(), 0);
+        assert_eq!(b.room(), 100_000);
+        assert_eq!(b.next_sn(), 2);
+        assert_eq!(b.offer(ms(1), 100), Some(2));
+    }
 }
