@@ -191,7 +191,11 @@ fn radio_stack_errors_name_the_field() {
         (radio("", &format!("{NYU}\ntdd = \"DDDD\"")), "link[0].radio.tdd", "no U slot"),
         (radio("", &format!("{NYU}\ntdd = \"CCUU\"")), "link[0].radio.tdd", "no D slot"),
         (radio("", &format!("{NYU}\ntdd = 4")), "link[0].radio.tdd", ""),
-        (radio("", &format!("{NYU}\nrlf_timeout = \"0s\"")), "link[0].radio.rlf_timeout", "greater than zero"),
+        (
+            radio("", &format!("{NYU}\nrlf_timeout = \"0s\"")),
+            "link[0].radio.rlf_timeout",
+            "greater than zero",
+        ),
         (radio("", &format!("{NYU}\nrlf_timeout = \"soon\"")), "link[0].radio.rlf_timeout", ""),
         (
             radio("", &format!("{NYU}\nrlc = {{ discard_timer = \"0ms\" }}")),

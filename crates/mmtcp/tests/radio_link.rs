@@ -351,7 +351,12 @@ fn an_outage_longer_than_rlf_timeout_frees_what_rlc_holds() {
     let rlf = outage_run(r#"rlf_timeout = "200ms""#, "", "2s");
     let short = outage_run(r#"rlf_timeout = "600ms""#, "", "2s");
     let held = |o: &Ran| at(o, "link.air.fwd.queue_packets", 1.3);
-    eprintln!("packets held at 1.3 s: no RLF {}, T310 200 ms {}, 600 ms {}", held(&plain), held(&rlf), held(&short));
+    eprintln!(
+        "packets held at 1.3 s: no RLF {}, T310 200 ms {}, 600 ms {}",
+        held(&plain),
+        held(&rlf),
+        held(&short)
+    );
     let fwd = |o: &Ran| direction(o, 0)["radio"].clone();
     // The outage starts at 1 s; T310 = 200 ms expires at 1.2 s: one failure, the buffer emptied.
     assert_eq!(fwd(&rlf)["rlf_events"], 1);

@@ -41,7 +41,9 @@ impl TddPattern {
     /// (without the key, which the caller adds).
     pub fn parse(text: &str) -> Result<TddPattern, String> {
         if text.is_empty() {
-            return Err("empty; give slot letters, e.g. \"DDDU\" (D downlink, U uplink, C or S neither)".into());
+            return Err(
+                "empty; give slot letters, e.g. \"DDDU\" (D downlink, U uplink, C or S neither)".into()
+            );
         }
         if text.len() > MAX_PATTERN {
             return Err(format!("{} slots; at most {MAX_PATTERN}", text.len()));

@@ -361,7 +361,8 @@ mod tests {
     /// A queue drained at one SDU per `service` while `arrivals` SDUs arrive per `service`:
     /// returns the SNs dropped and the drop times.
     fn run_codel(arrivals_per_service: u64, service: Duration, until: SimTime) -> Vec<(SimTime, u64)> {
-        let mut b = SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
+        let mut b =
+            SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
         let mut drops = Vec::new();
         let mut now = SimTime::ZERO;
         let mut dropped = Vec::new();
@@ -402,7 +403,8 @@ mod tests {
     #[test]
     fn test_codel_does_not_drop_below_target() {
         // 40 SDUs standing at 100 µs each: 4 ms of sojourn, below the 5 ms target.
-        let mut b = SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
+        let mut b =
+            SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
         let mut now = SimTime::ZERO;
         for _ in 0..40 {
             b.offer(now, 1000);
@@ -420,7 +422,8 @@ mod tests {
     #[test]
     fn test_codel_leaves_dropping_state_when_queue_drains() {
         // Above target for a while, then the arrivals stop and the queue drains: drops stop.
-        let mut b = SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
+        let mut b =
+            SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
         let mut now = SimTime::ZERO;
         for _ in 0..200 {
             b.offer(now, 1000);
@@ -492,7 +495,8 @@ mod tests {
 
     #[test]
     fn test_clear_empties_and_keeps_numbering() {
-        let mut b = SduBuffer::new(100_000, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
+        let mut b =
+            SduBuffer::new(100_000, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
         b.offer(ms(0), 100);
         b.offer(ms(0), 100);
         b.clear();
