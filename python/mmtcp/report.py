@@ -83,6 +83,12 @@ def run_report(summary: dict[str, Any]) -> str:
     return "\n\n".join([flows, links, *extra, cost_line(summary)])
 
 
+# The RLC counters summed in the "RLC drops" column: the SDU buffer refused the packet, CoDel or
+# the discard timer dropped it at the head of the buffer, or a radio link failure's RLC
+# re-establishment discarded it. (Summaries from before a counter existed lack it: counted 0.)
+RLC_DROPS = ("drops_buffer", "drops_codel", "drops_discard_timer", "drops_rlf")
+
+
 def radio_table(summary: dict[str, Any]) -> str | None:
     """Per direction of a link with the radio stack: SINR, block errors, what HARQ and RLC did;
     None when the run has no such link."""
@@ -102,7 +108,7 @@ def radio_table(summary: dict[str, Any]) -> str | None:
                     number(radio["harq"]["failed"], 0),
                     number(radio["rlc"]["retx_segments"], 0),
                     number(radio["rlc"]["sdus_lost"], 0),
-                    number(radio["rlc"]["drops_buffer"] + radio["rlc"]["drops_codel"], 0),
+                    number(sum(radio["rlc"].get(key, 0) for key in RLC_DROPS), 0),
                 ]
             )
     if not rows:

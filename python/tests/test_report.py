@@ -40,13 +40,20 @@ def test_run_report_adds_a_radio_table_only_for_radio_stacks():
         "mean_sinr_db": 12.345,
         "tb_error_rate": 0.0812,
         "harq": {"retransmissions": 1200, "failed": 3},
-        "rlc": {"retx_segments": 45, "sdus_lost": 2, "drops_buffer": 7, "drops_codel": 1},
+        "rlc": {
+            "retx_segments": 45,
+            "sdus_lost": 2,
+            "drops_buffer": 7,
+            "drops_codel": 1,
+            "drops_discard_timer": 20,
+            "drops_rlf": 300,
+        },
     }
     summary["links"][1]["directions"][0]["radio"] = stack
     lines = run_report(summary).splitlines()
     header = lines.index(next(line for line in lines if line.startswith("radio direction")))
     row = lines[header + 1].split()
-    assert row[-7:] == ["12.3", "8.12", "1,200", "3", "45", "2", "8"]
+    assert row[-7:] == ["12.3", "8.12", "1,200", "3", "45", "2", "328"]
     assert len([line for line in lines[header + 1 :] if "→" in line]) == 1
 
 

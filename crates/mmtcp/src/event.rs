@@ -51,6 +51,8 @@ pub enum RadioEvent {
     Timer,
     /// Time for a periodic link report.
     Report,
+    /// T310 may expire (radio link failure).
+    Rlf,
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() <= 16);

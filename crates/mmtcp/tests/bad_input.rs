@@ -186,6 +186,23 @@ fn radio_stack_errors_name_the_field() {
             "am",
         ),
         (radio("", &format!("{NYU}\namc = {{ target_bler = 1.5 }}")), "link[0].radio.amc.target_bler", ""),
+        (radio("", &format!("{NYU}\ntdd = \"DDXU\"")), "link[0].radio.tdd", "'X'"),
+        (radio("", &format!("{NYU}\ntdd = \"\"")), "link[0].radio.tdd", "empty"),
+        (radio("", &format!("{NYU}\ntdd = \"DDDD\"")), "link[0].radio.tdd", "no U slot"),
+        (radio("", &format!("{NYU}\ntdd = \"CCUU\"")), "link[0].radio.tdd", "no D slot"),
+        (radio("", &format!("{NYU}\ntdd = 4")), "link[0].radio.tdd", ""),
+        (
+            radio("", &format!("{NYU}\nrlf_timeout = \"0s\"")),
+            "link[0].radio.rlf_timeout",
+            "greater than zero",
+        ),
+        (radio("", &format!("{NYU}\nrlf_timeout = \"soon\"")), "link[0].radio.rlf_timeout", ""),
+        (
+            radio("", &format!("{NYU}\nrlc = {{ discard_timer = \"0ms\" }}")),
+            "link[0].radio.rlc.discard_timer",
+            "greater than zero",
+        ),
+        (radio("", &format!("{NYU}\nrlc = {{ discard_timer = 5 }}")), "link[0].radio.rlc.discard_timer", ""),
         (
             radio("", "channel = { kind = \"cellular\", distance_m = -3.0 }"),
             "link[0].radio.channel.distance_m",

@@ -320,3 +320,136 @@ channel = { kind = "cellular", bs_position = [-1.0, 20.0], ue_start = [151.0, 0.
     assert!(jumps >= 1, "the obstacles must cut the path at least once: {a:?}");
     assert_ne!(a, sinr("2"), "another seed places the obstacles elsewhere");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Radio link failure (rlf_timeout), the RLC discard timer, TDD.
+
+/// 15 dB LOS for 1 s, then a 400 ms outage, then LOS again; a 250 Mbit/s flow keeps RLC's
+/// buffer deep, so the outage finds thousands of packets held. `extra` goes into `[link.radio]`
+/// and `rlc` into its `rlc` table.
+fn outage_run(extra: &str, rlc: &str, duration: &str) -> Ran {
+    let radio = format!(
+        r#"
+channel = {{ kind = "onoff", los_sinr_db = 15.0, los_duration = "1s", nlos_duration = "400ms" }}
+rlc = {{ mode = "am", buffer = "8MB"{rlc} }}
+{extra}
+"#
+    );
+    run_toml(&uplink(duration, &radio, r#"{ kind = "bulk", rate_limit = "2.5Gbps" }"#))
+}
+
+/// The value of a time-series column at the row ending at `t_s`.
+fn at(out: &Ran, name: &str, t_s: f64) -> f64 {
+    let times = column(out, "time_s");
+    let i = times.iter().position(|&t| (t - t_s).abs() < 1e-9).unwrap_or_else(|| panic!("no row at {t_s}"));
+    column(out, name)[i]
+}
+
+#[test]
+fn an_outage_longer_than_rlf_timeout_frees_what_rlc_holds() {
+    let plain = outage_run("", "", "2s");
+    let rlf = outage_run(r#"rlf_timeout = "200ms""#, "", "2s");
+    let short = outage_run(r#"rlf_timeout = "600ms""#, "", "2s");
+    let held = |o: &Ran| at(o, "link.air.fwd.queue_packets", 1.3);
+    eprintln!(
+        "packets held at 1.3 s: no RLF {}, T310 200 ms {}, 600 ms {}",
+        held(&plain),
+        held(&rlf),
+        held(&short)
+    );
+    let fwd = |o: &Ran| direction(o, 0)["radio"].clone();
+    // The outage starts at 1 s; T310 = 200 ms expires at 1.2 s: one failure, the buffer emptied.
+    assert_eq!(fwd(&rlf)["rlf_events"], 1);
+    let freed = f64_of(&fwd(&rlf)["rlc"]["drops_rlf"]);
+    assert!(held(&plain) > 1000.0, "the outage finds a deep buffer: {}", held(&plain));
+    assert!(freed > 0.5 * held(&plain), "freed {freed} of about {} held", held(&plain));
+    assert!(held(&rlf) < 0.1 * held(&plain), "RLF left {} packets held", held(&rlf));
+    // The freed packets count as link (error) drops, and the link works again after the outage.
+    assert!(f64_of(&direction(&rlf, 0)["drops"]["error"]) >= freed);
+    let goodput = column(&rlf, "flow.flow0.goodput_bps");
+    assert!(goodput.last().copied().unwrap() > 100e6, "carries data again: {goodput:?}");
+    // T310 longer than the outage: no failure, nothing freed, same run as without rlf_timeout.
+    assert_eq!(fwd(&short)["rlf_events"], 0);
+    assert_eq!(fwd(&short)["rlc"]["drops_rlf"], 0);
+    assert_eq!(short.summary["flows"], plain.summary["flows"], "an unexpired T310 changes nothing");
+    assert_eq!(fwd(&plain)["rlf_events"], 0);
+}
+
+#[test]
+fn rlf_frees_every_packet_no_leak() {
+    // A 2.4 s transfer across three outages with T310 = 100 ms, in every RLC mode: after the run
+    // every packet is back in the arena, and the transfer completes exactly.
+    for mode in ["am", "um", "tm"] {
+        let radio = format!(
+            r#"
+channel = {{ kind = "onoff", los_sinr_db = 15.0, los_duration = "700ms", nlos_duration = "300ms" }}
+rlc = {{ mode = "{mode}", buffer = "4MB" }}
+rlf_timeout = "100ms"
+"#
+        );
+        let text = uplink("20s", &radio, r#"{ kind = "bulk", size = "30MB", rate_limit = "100Mbps" }"#);
+        let mut w = world(&text);
+        w.run(&mut |_, _| true);
+        let rlf: u64 = w.dirs().iter().filter_map(|d| d.radio()).map(|r| r.radio.rlf_events).sum();
+        let freed: u64 = w.dirs().iter().filter_map(|d| d.radio()).map(|r| r.radio.drops_rlf).sum();
+        let f = &w.flows()[0];
+        eprintln!("{mode}: {rlf} RLF events, {freed} packets freed, completed at {:?}", f.completed_at());
+        assert!(rlf >= 2, "{mode}: {rlf}");
+        assert!(freed > 0, "{mode}");
+        assert_eq!(f.receiver().stats.bytes_delivered, 30_000_000, "{mode}");
+        assert!(f.completed_at().is_some(), "{mode}");
+        assert_eq!(w.live_packets(), 0, "{mode}: packets leaked");
+    }
+}
+
+#[test]
+fn the_discard_timer_drops_only_sdus_that_waited_too_long() {
+    // 15 dB (≈2.8 Gbit/s) with 2.5 Gbit/s offered: SDUs wait microseconds; a 400 ms outage makes
+    // the ones it holds wait up to 400 ms. A 50 ms discard timer drops those and nothing else.
+    let plain = outage_run("", "", "2s");
+    let timer = outage_run("", r#", discard_timer = "50ms""#, "2s");
+    let long = outage_run("", r#", discard_timer = "2s""#, "2s");
+    let drops = |o: &Ran| f64_of(&direction(o, 0)["radio"]["rlc"]["drops_discard_timer"]);
+    eprintln!("discard-timer drops: 50 ms {}, 2 s {}", drops(&timer), drops(&long));
+    assert_eq!(drops(&plain), 0.0);
+    assert_eq!(drops(&long), 0.0, "nothing waits 2 s");
+    assert!(drops(&timer) > 100.0, "the outage's backlog is discarded: {}", drops(&timer));
+    assert!(f64_of(&direction(&timer, 0)["drops"]["queue"]) >= drops(&timer));
+    // Before the outage nobody waits 50 ms: the first second is identical to the plain run.
+    let sent = |o: &Ran| at(o, "flow.flow0.delivered_bytes", 1.0);
+    assert_eq!(sent(&timer), sent(&plain));
+    // And the buffer drains at once during the outage instead of holding its backlog.
+    let held = |o: &Ran| at(o, "link.air.fwd.queue_bytes", 1.3);
+    assert!(held(&timer) < 0.1 * held(&plain), "{} vs {}", held(&timer), held(&plain));
+}
+
+#[test]
+fn tdd_gives_the_downlink_its_share_of_the_slots() {
+    // A saturating flow on the forward direction (the downlink, `D`): with "DDDU" it gets 3/4 of
+    // the all-slot throughput, with "DUUU" 1/4.
+    let radio = |tdd: &str| format!("channel = {{ kind = \"constant\", sinr_db = 15.0 }}\n{tdd}");
+    let goodput = |tdd: &str| {
+        let out = run_toml(&uplink("2s", &radio(tdd), r#"{ kind = "bulk" }"#));
+        let cap = f64_of(&direction(&out, 0)["mean_capacity_bps"]);
+        (f64_of(&flow(&out)["goodput_bps"]), cap)
+    };
+    let (all, cap_all) = goodput("");
+    let (dddu, cap_dddu) = goodput(r#"tdd = "DDDU""#);
+    let (duuu, _) = goodput(r#"tdd = "DUUU""#);
+    let (ccdduuuu, _) = goodput(r#"tdd = "CCDDUUUU""#);
+    eprintln!(
+        "goodput Mbit/s: all slots {:.0}, DDDU {:.0}, DUUU {:.0}, CCDDUUUU {:.0}",
+        all / 1e6,
+        dddu / 1e6,
+        duuu / 1e6,
+        ccdduuuu / 1e6
+    );
+    let ratio = dddu / all;
+    assert!((0.70..0.80).contains(&ratio), "DDDU / all = {ratio}");
+    let ratio = duuu / all;
+    assert!((0.20..0.30).contains(&ratio), "DUUU / all = {ratio}");
+    let ratio = ccdduuuu / all;
+    assert!((0.20..0.30).contains(&ratio), "CCDDUUUU / all = {ratio}");
+    // The capacity the summary reports is averaged over the pattern.
+    assert!((cap_dddu / cap_all - 0.75).abs() < 1e-6, "{cap_dddu} vs {cap_all}");
+}

@@ -104,6 +104,7 @@ fn config(mode: RlcMode, c: &Case, max_retx: u32, codel: bool) -> RlcConfig {
         poll_byte: Bytes(c.poll_byte),
         max_retx,
         window: c.window,
+        discard_timer: None,
     };
     config.validate("test", "rlc").unwrap();
     config

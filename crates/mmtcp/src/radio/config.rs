@@ -4,6 +4,7 @@
 use super::amc::AmcConfig;
 use super::harq::HarqConfig;
 use super::rlc::RlcConfig;
+use super::tdd::{TddPattern, TddSchedule, TddSide};
 use super::SinrChannelConfig;
 use crate::error::InputError;
 use crate::sim::Duration;
@@ -80,6 +81,17 @@ pub struct RadioConfig {
     pub rlc: RlcConfig,
     #[serde(default)]
     pub report: ReportConfig,
+    /// TDD slot pattern over `D` (downlink: the forward direction, `between[0]` →
+    /// `between[1]`), `U` (uplink: the reverse direction), `C`/`S` (control/special: no data),
+    /// repeated from time 0, e.g. `"DDDU"` (module [`super::tdd`]). Default: absent, every slot
+    /// carries both directions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tdd: Option<String>,
+    /// T310 (3GPP TS 38.331 §5.3.10, §7.1.1): a radio link failure, with MAC reset and RLC
+    /// re-establishment freeing every packet RLC holds, once the SINR has allowed no MCS for this
+    /// long (docs/models/radio-link.md). Default: absent, no radio link failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rlf_timeout: Option<Time>,
 }
 
 impl RadioConfig {
@@ -114,9 +126,24 @@ impl RadioConfig {
                 format!("{} is shorter than the slot ({})", self.report.period, Time(slot)),
             ));
         }
+        if let Some(pattern) = &self.tdd {
+            TddPattern::parse(pattern).map_err(|m| err("tdd", m))?;
+        }
+        if let Some(t) = self.rlf_timeout {
+            if t.0 == Duration::ZERO {
+                return Err(err("rlf_timeout", "must be a time greater than zero, e.g. \"1s\"".into()));
+            }
+        }
         self.harq.validate(file, &format!("{field}.harq"))?;
         self.rlc.validate(file, &format!("{field}.rlc"))?;
         Ok(())
+    }
+
+    /// The TDD slots of the forward (downlink) and reverse (uplink) directions; `None` without a
+    /// pattern. Only valid after [`RadioConfig::resolve`].
+    pub fn tdd_schedules(&self) -> Option<[TddSchedule; 2]> {
+        let pattern = TddPattern::parse(self.tdd.as_ref()?).expect("resolve checked the pattern");
+        Some([pattern.schedule(TddSide::Downlink), pattern.schedule(TddSide::Uplink)])
     }
 
     /// The slot; only valid after [`RadioConfig::resolve`].

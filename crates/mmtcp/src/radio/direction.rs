@@ -22,15 +22,33 @@
 //! the slot's end. Slots are only scheduled while the direction has work (data, retransmissions,
 //! TBs awaiting feedback), so an idle radio costs no events.
 //!
-//! Simplifications (docs/models/radio-link.md): each direction has every slot to itself (no
-//! TDD split between uplink and downlink, no other users); RLC STATUS reports travel on an ideal
-//! control path (delay `status_delay` = link delay + HARQ feedback delay, never lost, no
+//! TDD (`[link.radio] tdd`, [`super::tdd`]): a direction sends only in its own slots; without a
+//! pattern each direction has every slot to itself.
+//!
+//! Radio link failure (`[link.radio] rlf_timeout`): radio link monitoring declares the link out
+//! of sync while the current SINR allows no MCS at the AMC's target BLER (the counterpart of
+//! 3GPP TS 38.133 §8.1's Qout, the SINR of 10 % hypothetical PDCCH BLER, with the default target
+//! BLER of 0.1). Going out of sync starts T310 (TS 38.331 §5.3.10.1, with N310 = 1: one
+//! out-of-sync indication suffices); an MCS becoming allowed again stops it (N311 = 1, no Qin
+//! hysteresis). When T310 expires (§5.3.10.3: radio link failure) the direction is
+//! re-established at once: MAC reset (TS 38.321 §5.12: HARQ buffers flushed, processes idle),
+//! decoded TBs not yet at the receiver and STATUS reports in transit discarded, and both RLC
+//! entities re-established (TS 38.322 §5.1.2: every SDU and PDU discarded, timers stopped,
+//! state variables reset). Every packet RLC held is freed and counted in `drops_rlf`. There is
+//! no PDCP in the model, so nothing retransmits them (a real AM bearer's PDCP re-establishment,
+//! TS 38.323 §5.1.2, would); TCP must. Re-establishment takes no time: the direction carries
+//! data again as soon as the SINR allows an MCS. One failure per outage: T310 starts again only
+//! after the link has been back in sync.
+//!
+//! Simplifications (docs/models/radio-link.md): no other users; RLC STATUS reports travel on an
+//! ideal control path (delay `status_delay` = link delay + HARQ feedback delay, never lost, no
 //! capacity); MAC headers are folded into the AMC overhead.
 
 use super::amc::Amc;
 use super::config::ReportConfig;
 use super::harq::{Finished, Harq};
 use super::rlc::{RlcRx, RlcSegment, RlcTx, RxOutcome, StatusReport};
+use super::tdd::TddSchedule;
 use crate::event::{Event, RadioEvent};
 use crate::ids::DirId;
 use crate::ids::{NodeId, PacketId};
@@ -61,6 +79,14 @@ impl SduTable {
         debug_assert!(i <= self.slots.len());
         self.slots.insert(i, Some(pkt));
         self.held += 1;
+    }
+
+    /// Takes every packet out (RLC re-establishment) into `out`; the table then starts empty at
+    /// SN `base`.
+    fn take_all(&mut self, base: u64, out: &mut Vec<PacketId>) {
+        out.extend(self.slots.drain(..).flatten());
+        self.held = 0;
+        self.base = base;
     }
 
     /// Takes the packet of `sn` out (None if already delivered, lost or never admitted).
@@ -105,6 +131,11 @@ pub struct RadioStats {
     /// ∫ SINR dt over the time the SINR was finite, and that time, for the mean SINR.
     pub sinr_db_ps: f64,
     pub sinr_finite_ps: u64,
+    /// Radio link failures: T310 expiries (TS 38.331 §5.3.10.3), each followed by
+    /// re-establishment.
+    pub rlf_events: u64,
+    /// Packets freed by the RLC re-establishments after radio link failures.
+    pub drops_rlf: u64,
 }
 
 /// What a radio direction hands back to the world: packets that reached the far node and packets
@@ -134,6 +165,8 @@ pub struct RadioTiming {
     pub delay: Duration,
     /// RLC receiver → transmitter delay of STATUS reports.
     pub status_delay: Duration,
+    /// T310: how long the link may stay out of sync before a radio link failure; `None`: never.
+    pub rlf_timeout: Option<Duration>,
 }
 
 pub struct RadioDirection {
@@ -172,6 +205,13 @@ pub struct RadioDirection {
     sns: Vec<u64>,
     outcomes: Vec<RxOutcome>,
     finished: Vec<Finished>,
+    freed: Vec<PacketId>,
+    /// This direction's TDD slots; `None`: every slot.
+    tdd: Option<TddSchedule>,
+    /// Radio link monitoring: the current SINR allows no MCS.
+    out_of_sync: bool,
+    /// When T310 expires, while it runs.
+    rlf_deadline: Option<SimTime>,
     pub stats: DirectionStats,
     pub radio: RadioStats,
     /// When this direction publishes link reports, and how many it has published.
@@ -222,6 +262,10 @@ impl RadioDirection {
             sns: Vec::new(),
             outcomes: Vec::new(),
             finished: Vec::new(),
+            freed: Vec::new(),
+            tdd: None,
+            out_of_sync: false,
+            rlf_deadline: None,
             stats: DirectionStats::default(),
             radio: RadioStats::default(),
             report,
@@ -229,18 +273,30 @@ impl RadioDirection {
         }
     }
 
+    /// Restricts this direction to its TDD slots.
+    pub fn with_tdd(mut self, tdd: Option<TddSchedule>) -> Self {
+        self.tdd = tdd;
+        self
+    }
+
+    /// The rate of `mcs` averaged over the TDD pattern (the MCS rate without one).
+    fn average_rate(&self, mcs: u8) -> u64 {
+        let rate = self.amc.rate_bps(mcs, self.timing.bandwidth_hz);
+        self.tdd.as_ref().map_or(rate, |t| t.average_rate(rate))
+    }
+
     /// The link as the current SINR allows it (not yet seen by the MAC, which lags by
-    /// `amc_delay`).
+    /// `amc_delay`). With TDD, `rate_bps` is averaged over the pattern.
     pub fn link_state(&self) -> LinkState {
         self.state
     }
 
-    /// The rate of the lowest MCS of the AMC table, bit/s.
+    /// The rate of the lowest MCS of the AMC table, bit/s (averaged over the TDD pattern).
     pub fn lowest_rate_bps(&self) -> u64 {
-        self.amc.rate_bps(self.amc.lowest_mcs(), self.timing.bandwidth_hz)
+        self.average_rate(self.amc.lowest_mcs())
     }
 
-    /// Capacity at the current SINR, bit/s.
+    /// Capacity at the current SINR, bit/s (averaged over the TDD pattern).
     pub fn rate_bps(&self) -> u64 {
         self.state.rate_bps
     }
@@ -279,16 +335,72 @@ impl RadioDirection {
     }
 
     /// The channel's SINR changed. Returns true when the MCS the current SINR allows changed
-    /// (for on-change link reports).
-    pub fn set_sinr(&mut self, now: SimTime, sinr_db: f64) -> bool {
+    /// (for on-change link reports). Also radio link monitoring: starts or stops T310.
+    pub fn set_sinr(&mut self, q: &mut EventQueue<Event>, now: SimTime, sinr_db: f64) -> bool {
         self.account(now);
         self.forget_sinr_before(now);
         self.sinr_history.push_back((now, sinr_db));
         let mcs = self.amc.select(sinr_db);
         let changed = mcs != self.state.mcs;
-        let rate_bps = mcs.map_or(0, |m| self.amc.rate_bps(m, self.timing.bandwidth_hz));
+        let rate_bps = mcs.map_or(0, |m| self.average_rate(m));
         self.state = LinkState { sinr_db, mcs, rate_bps };
+        if mcs.is_none() && !self.out_of_sync {
+            // TS 38.331 §5.3.10.1: out of sync → start T310.
+            self.out_of_sync = true;
+            if let Some(t310) = self.timing.rlf_timeout {
+                let at = now + t310;
+                self.rlf_deadline = Some(at);
+                q.schedule(at, Event::Radio { dir: self.id, what: RadioEvent::Rlf });
+            }
+        } else if mcs.is_some() {
+            // In sync again: stop T310 (its pending event finds no deadline).
+            self.out_of_sync = false;
+            self.rlf_deadline = None;
+        }
         changed
+    }
+
+    /// Whether the link is out of sync (the current SINR allows no MCS).
+    pub fn out_of_sync(&self) -> bool {
+        self.out_of_sync
+    }
+
+    /// T310 expired: radio link failure and re-establishment (module header).
+    fn on_rlf(&mut self, now: SimTime, out: &mut RadioOutput) {
+        if self.rlf_deadline != Some(now) {
+            return; // T310 was stopped (or restarted) since
+        }
+        self.rlf_deadline = None;
+        self.account(now);
+        self.radio.rlf_events += 1;
+        // TS 38.321 §5.12 MAC reset: flush the HARQ buffers.
+        let mut finished = std::mem::take(&mut self.finished);
+        finished.clear();
+        self.harq.flush(&mut finished);
+        for f in finished.drain(..) {
+            self.release_tb(f.tb);
+        }
+        self.finished = finished;
+        // PDUs on their way up and STATUS PDUs on their way back are discarded with the rest;
+        // their pending events find the pipes empty (or not yet due) and do nothing.
+        while let Some((_, tb)) = self.decode_pipe.pop_front() {
+            self.release_tb(tb);
+        }
+        while let Some((_, idx)) = self.status_pipe.pop_front() {
+            self.free_reports.push(idx);
+        }
+        // TS 38.322 §5.1.2 RLC re-establishment of both entities.
+        let next = self.tx.reestablish();
+        self.rx.reestablish(next);
+        self.timer_at = None;
+        let mut freed = std::mem::take(&mut self.freed);
+        self.sdus.take_all(next, &mut freed);
+        for pkt in freed.drain(..) {
+            self.radio.drops_rlf += 1;
+            self.stats.drops_error += 1;
+            out.dropped.push((pkt, DropCause::Error));
+        }
+        self.freed = freed;
     }
 
     /// Drops the SINR values that no slot from `now` on can see: the MAC at time t ≥ now looks
@@ -383,19 +495,23 @@ impl RadioDirection {
             RadioEvent::Decode => self.on_decode(q, arena, now, out),
             RadioEvent::Status => self.on_status(q, arena, now, out),
             RadioEvent::Timer => self.on_timer(q, arena, now, out),
+            RadioEvent::Rlf => self.on_rlf(now, out),
             RadioEvent::Report => unreachable!("the world publishes link reports"),
         }
         self.ensure_timer(q, now);
     }
 
+    /// The first of this direction's slots to start at or after `now`, after the last one.
     fn next_boundary(&self, now: SimTime) -> SimTime {
         let slot = self.timing.slot.0;
-        let k = now.0.div_ceil(slot);
-        let at = SimTime(k * slot);
-        match self.last_slot {
-            Some(last) if at <= last => last + self.timing.slot,
-            _ => at,
+        let mut k = now.0.div_ceil(slot);
+        if let Some(last) = self.last_slot {
+            k = k.max(last.0 / slot + 1);
         }
+        if let Some(tdd) = &self.tdd {
+            k = tdd.next_own(k);
+        }
+        SimTime(k * slot)
     }
 
     fn ensure_slot(&mut self, q: &mut EventQueue<Event>, now: SimTime) {
@@ -479,6 +595,16 @@ impl RadioDirection {
         }
         self.finished = finished;
 
+        // The discard timer acts in every slot, including those that send nothing.
+        let mut expired = std::mem::take(&mut self.sns);
+        expired.clear();
+        self.tx.discard_expired(now, &mut expired);
+        if !expired.is_empty() {
+            self.drop_head_sdus(&expired, out);
+            self.discard(q, arena, now, &expired, out);
+        }
+        self.sns = expired;
+
         let (sinr_db, mcs) = self.mac_view(now);
         let amc = &self.amc;
         if let Some((proc, tb, tb_mcs)) = self.harq.retransmission() {
@@ -519,20 +645,15 @@ impl RadioDirection {
         let mut dropped = std::mem::take(&mut self.sns);
         segments.clear();
         dropped.clear();
-        let codel_before = self.tx.stats().drops_codel;
+        let head_drops_before = self.head_drops();
         let used = self.tx.fill(now, tb_bytes, &mut segments, &mut dropped);
         if !dropped.is_empty() {
-            // The last `codel` SNs are CoDel's head drops (buffer drops); any before them are AM
-            // give-ups decided at a poll-retransmit expiry. Either way the receiver must stop
-            // waiting for them; a give-up is lost (or delivered, if it had arrived) through the
-            // receiver's outcome.
-            let codel = (self.tx.stats().drops_codel - codel_before) as usize;
-            for &sn in &dropped[dropped.len() - codel..] {
-                if let Some(pkt) = self.sdus.take(sn) {
-                    self.stats.drops_queue += 1;
-                    out.dropped.push((pkt, DropCause::QueueFull));
-                }
-            }
+            // The last `head` SNs are dropped at the head of the buffer (CoDel, discard timer);
+            // any before them are AM give-ups decided at a poll-retransmit expiry. Either way
+            // the receiver must stop waiting for them; a give-up is lost (or delivered, if it
+            // had arrived) through the receiver's outcome.
+            let head = (self.head_drops() - head_drops_before) as usize;
+            self.drop_head_sdus(&dropped[dropped.len() - head..], out);
             self.discard(q, arena, now, &dropped, out);
         }
         self.sns = dropped;
@@ -555,6 +676,22 @@ impl RadioDirection {
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += used as u64;
         self.after_attempt(q, tb, attempt.decoded, slot_end, out);
+    }
+
+    /// SDUs dropped at the head of the RLC buffer so far: CoDel and the discard timer.
+    fn head_drops(&self) -> u64 {
+        let st = self.tx.stats();
+        st.drops_codel + st.drops_discard_timer
+    }
+
+    /// Frees the packets of SDUs dropped at the head of the buffer (queue drops).
+    fn drop_head_sdus(&mut self, sns: &[u64], out: &mut RadioOutput) {
+        for &sn in sns {
+            if let Some(pkt) = self.sdus.take(sn) {
+                self.stats.drops_queue += 1;
+                out.dropped.push((pkt, DropCause::QueueFull));
+            }
+        }
     }
 
     fn after_attempt(
@@ -589,8 +726,12 @@ impl RadioDirection {
         now: SimTime,
         out: &mut RadioOutput,
     ) {
-        let (at, tb) = self.decode_pipe.pop_front().expect("Decode with an empty pipe");
-        debug_assert_eq!(at, now);
+        // After a radio link failure flushed the pipe, its pending event finds it empty, or
+        // headed by a TB due later (whose own event is scheduled).
+        if self.decode_pipe.front().is_none_or(|&(at, _)| at != now) {
+            return;
+        }
+        let (_, tb) = self.decode_pipe.pop_front().expect("checked");
         if let Some(&(next, _)) = self.decode_pipe.front() {
             q.schedule(next, Event::Radio { dir: self.id, what: RadioEvent::Decode });
         }
@@ -651,8 +792,10 @@ impl RadioDirection {
         now: SimTime,
         out: &mut RadioOutput,
     ) {
-        let (at, idx) = self.status_pipe.pop_front().expect("Status with an empty pipe");
-        debug_assert_eq!(at, now);
+        if self.status_pipe.front().is_none_or(|&(at, _)| at != now) {
+            return; // flushed by a radio link failure, as in `on_decode`
+        }
+        let (_, idx) = self.status_pipe.pop_front().expect("checked");
         if let Some(&(next, _)) = self.status_pipe.front() {
             q.schedule(next, Event::Radio { dir: self.id, what: RadioEvent::Status });
         }

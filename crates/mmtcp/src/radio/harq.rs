@@ -221,6 +221,19 @@ impl Harq {
         }
     }
 
+    /// MAC reset (3GPP TS 38.321 §5.12: "flush the soft buffers for all DL HARQ processes",
+    /// "flush all UL HARQ buffers"): every busy process becomes idle and its TB goes to
+    /// `flushed`, undecoded, whatever its attempts had achieved. Not counted as `failed`.
+    pub fn flush(&mut self, flushed: &mut Vec<Finished>) {
+        for p in &mut self.procs {
+            if p.state != ProcState::Idle {
+                p.state = ProcState::Idle;
+                flushed.push(Finished { tb: p.tb, decoded: false });
+            }
+        }
+        self.busy = 0;
+    }
+
     /// The process whose NACKed TB should go out now (the oldest), if any: `(process, tb, mcs)`.
     pub fn retransmission(&self) -> Option<(usize, u32, u8)> {
         self.procs

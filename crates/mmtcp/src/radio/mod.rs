@@ -20,6 +20,7 @@ pub mod propagation;
 pub mod report;
 pub mod rlc;
 pub mod sinr_trace;
+pub mod tdd;
 
 use crate::error::InputContext;
 use crate::error::InputError;

@@ -239,13 +239,19 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 amc_delay: radio.amc_delay.0,
                 delay: l.delay.0,
                 status_delay: l.delay.0 + radio.harq.feedback_delay.0,
+                rlf_timeout: radio.rlf_timeout.map(|t| t.0),
             };
-            for (id, from, to, tag) in [(fwd, a, b, "fwd"), (rev, b, a, "rev")] {
+            let [fwd_tdd, rev_tdd] = match radio.tdd_schedules() {
+                Some([d, u]) => [Some(d), Some(u)],
+                None => [None, None],
+            };
+            for (id, from, to, tag, tdd) in [(fwd, a, b, "fwd", fwd_tdd), (rev, b, a, "rev", rev_tdd)] {
                 let rng = Rng::for_component(seed, &format!("link/{}/{tag}", l.name));
                 let rlc = (RlcTx::new(&radio.rlc), RlcRx::new(&radio.rlc), radio.rlc.mode != RlcMode::Am);
                 let harq = Harq::new(&radio.harq);
                 let report = radio.report.clone();
-                let dir = RadioDirection::new(id, from, to, timing, amc.clone(), harq, rlc, report, rng);
+                let dir = RadioDirection::new(id, from, to, timing, amc.clone(), harq, rlc, report, rng)
+                    .with_tdd(tdd);
                 dirs.push(AnyDirection::Radio(Box::new(dir)));
             }
             let bandwidth_hz = radio.bandwidth.hz();

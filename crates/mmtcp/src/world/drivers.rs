@@ -58,7 +58,8 @@ impl World {
                     let AnyDirection::Radio(r) = &mut self.dirs[dir.0 as usize] else {
                         unreachable!("SINR channels drive radio-stack directions")
                     };
-                    if r.set_sinr(now, step.sinr_db) && r.report.mode == ReportMode::OnChange {
+                    if r.set_sinr(&mut self.queue, now, step.sinr_db) && r.report.mode == ReportMode::OnChange
+                    {
                         self.publish(now, dir);
                     }
                 }

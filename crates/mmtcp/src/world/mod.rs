@@ -181,6 +181,11 @@ impl World {
         self.events
     }
 
+    /// Packets alive now (allocated and not yet freed): what a leak check compares.
+    pub fn live_packets(&self) -> usize {
+        self.packets.live()
+    }
+
     /// Most packets alive at once so far.
     pub fn peak_packets(&self) -> usize {
         self.packets.peak()

@@ -385,6 +385,27 @@ impl AmTx {
         self.poll_deadline
     }
 
+    /// Re-establishment (38.322 §5.1.2): discard every SDU and segment, stop t-PollRetransmit,
+    /// reset the state variables; TX_Next_Ack = TX_Next = POLL_SN = `next_sn` (their initial
+    /// value, with SNs that continue instead of restarting at 0). Nothing is reported to the
+    /// peer, which is re-established too.
+    pub(super) fn reestablish(&mut self, next_sn: u64) {
+        for mut sdu in self.sdus.drain(..) {
+            sdu.pending.clear();
+            self.spare.push(sdu.pending);
+        }
+        self.tx_next_ack = next_sn;
+        self.retx_queue.clear();
+        self.retx_bytes = 0;
+        self.pdu_without_poll = 0;
+        self.byte_without_poll = 0;
+        self.poll_sn = next_sn;
+        self.highest_submitted = None;
+        self.poll_deadline = None;
+        self.poll_pending = false;
+        self.pending_discards.clear();
+    }
+
     pub(super) fn buffered_bytes(&self) -> u64 {
         let rest = self.partial().map_or(0, |i| (self.sdus[i].len - self.sdus[i].sent) as u64);
         rest + self.retx_bytes
@@ -540,6 +561,20 @@ impl AmRx {
             self.rx_next_status_trigger = highest;
         }
         self.release_delayed_poll();
+    }
+
+    /// Re-establishment (38.322 §5.1.2): discard every segment, stop t-Reassembly and
+    /// t-StatusProhibit, reset the state variables to `next_sn` (their initial value, with SNs
+    /// that continue instead of restarting at 0).
+    pub(super) fn reestablish(&mut self, next_sn: u64) {
+        self.win.reset(next_sn);
+        self.rx_next_highest = next_sn;
+        self.rx_highest_status = next_sn;
+        self.rx_next_status_trigger = next_sn;
+        self.reassembly_deadline = None;
+        self.prohibit_until = None;
+        self.status_triggered = false;
+        self.delayed_poll = None;
     }
 
     pub(super) fn next_deadline(&self) -> Option<SimTime> {

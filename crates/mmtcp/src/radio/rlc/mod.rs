@@ -168,6 +168,12 @@ pub struct RlcConfig {
     /// AM_Window_Size / UM reordering window in SDUs (38.322 §7.2). Default 131072 = 2^17, the
     /// AM window with 18-bit SNs; at most that.
     pub window: u32,
+    /// discardTimer (PDCP, 3GPP TS 38.323 §5.2.2.1, §7.3): an SDU that has waited this long in
+    /// the SDU buffer without any of it having been sent is discarded (TS 38.322 §5.4: RLC
+    /// discards an SDU only while no segment of it was submitted to the lower layers). Checked
+    /// at the head of the buffer. Default: absent (off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discard_timer: Option<Time>,
 }
 
 impl Default for RlcConfig {
@@ -186,6 +192,7 @@ impl Default for RlcConfig {
             poll_byte: Bytes(500_000),
             max_retx: 8,
             window: MAX_WINDOW,
+            discard_timer: None,
         }
     }
 }
@@ -230,6 +237,9 @@ impl RlcConfig {
         if self.poll_byte.0 == 0 {
             return err("poll_byte", "must be a size greater than zero, e.g. \"500KB\"");
         }
+        if self.discard_timer.is_some_and(|t| t.0 == Duration::ZERO) {
+            return err("discard_timer", "must be a time greater than zero, e.g. \"100ms\"");
+        }
         if self.window == 0 || self.window > MAX_WINDOW {
             return err(
                 "window",
@@ -249,6 +259,9 @@ pub struct RlcTxStats {
     pub drops_buffer: u64,
     /// SDUs dropped by CoDel at the head of the buffer.
     pub drops_codel: u64,
+    /// SDUs discarded at the head of the buffer after waiting `discard_timer` (PDCP
+    /// discardTimer, TS 38.323 §5.2.2.1).
+    pub drops_discard_timer: u64,
     /// RLC PDUs (segments) sent, first transmissions and retransmissions.
     pub segments_sent: u64,
     /// Bytes sent, headers included.
@@ -303,7 +316,7 @@ impl RlcTx {
             RlcMode::Am => TxInner::Am(am::AmTx::new(config)),
         };
         RlcTx {
-            buffer: sdu_buffer::SduBuffer::new(config.buffer.0, codel),
+            buffer: sdu_buffer::SduBuffer::new(config.buffer.0, codel, config.discard_timer.map(|t| t.0)),
             stats: RlcTxStats::default(),
             inner,
         }
@@ -368,7 +381,35 @@ impl RlcTx {
             }
         }
         self.stats.drops_codel = self.buffer.codel_drops();
+        self.stats.drops_discard_timer = self.buffer.timer_discards();
         used
+    }
+
+    /// Discards the SDUs at the head of the buffer that have waited `discard_timer` (PDCP
+    /// discardTimer, TS 38.323 §5.2.2.1), appending their SNs to `dropped` (pass each to the
+    /// peer's [`RlcRx::on_discard`]). [`Self::fill`] does this too; calling it in slots that
+    /// send nothing (an outage) lets the timer act while the link cannot. A no-op without the
+    /// timer; O(1) when the head is young.
+    pub fn discard_expired(&mut self, now: SimTime, dropped: &mut Vec<u64>) {
+        if self.buffer.discard_expired(now, dropped) > 0 {
+            self.stats.drops_discard_timer = self.buffer.timer_discards();
+        }
+    }
+
+    /// RLC re-establishment (3GPP TS 38.322 §5.1.2): discards every SDU and PDU — the SDU
+    /// buffer, the SDU being segmented, AM's SDUs awaiting acknowledgement and retransmission —
+    /// stops the timers and resets the state variables. SNs are not restarted from 0 (they are
+    /// unbounded here, see the module header): numbering continues from the returned SN, which
+    /// the peer's [`RlcRx::reestablish`] must be given. Counters are kept.
+    pub fn reestablish(&mut self) -> u64 {
+        self.buffer.clear();
+        let next = self.buffer.next_sn();
+        match &mut self.inner {
+            TxInner::Tm => {}
+            TxInner::Um(um) => um.reestablish(),
+            TxInner::Am(am) => am.reestablish(next),
+        }
+        next
     }
 
     fn header_bytes(&self) -> u32 {
@@ -519,6 +560,18 @@ impl RlcRx {
             RxInner::Am(am) => am.on_discard(sn, out),
         }
         self.count(out, first);
+    }
+
+    /// RLC re-establishment (3GPP TS 38.322 §5.1.2) of the receiving side: discards every
+    /// segment and partly received SDU, stops t-Reassembly and t-StatusProhibit, and resets the
+    /// state variables so that the next SDU expected is `next_sn` (from [`RlcTx::reestablish`]).
+    /// No outcome is reported for the discarded SDUs: the owner frees their packets itself.
+    pub fn reestablish(&mut self, next_sn: u64) {
+        match &mut self.inner {
+            RxInner::Tm => {}
+            RxInner::Um(um) => um.reestablish(next_sn),
+            RxInner::Am(am) => am.reestablish(next_sn),
+        }
     }
 
     fn count(&mut self, out: &[RxOutcome], first: usize) {
@@ -740,6 +793,16 @@ impl RxWindow {
         while self.slots.front().is_some_and(RxSlot::done) {
             self.pop_front(out);
         }
+    }
+
+    /// Forgets every SDU (re-establishment): the window starts empty at `base`. The range
+    /// buffers are kept for reuse.
+    fn reset(&mut self, base: u64) {
+        for mut slot in self.slots.drain(..) {
+            slot.ranges.clear();
+            self.spare.push(slot.ranges);
+        }
+        self.base = base;
     }
 }
 

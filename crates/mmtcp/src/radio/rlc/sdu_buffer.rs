@@ -20,6 +20,14 @@
 //! and the state is left as soon as a dequeued SDU's sojourn falls below `target`. On re-entry
 //! soon after leaving (within 16 intervals), `count` resumes from the drops of the last cycle,
 //! the Linux variant the RFC's pseudocode adopts. MAXPACKET is the largest SDU offered so far.
+//!
+//! Discard timer (PDCP discardTimer, 3GPP TS 38.323 §5.2.2.1 and §7.3; RLC's part, TS 38.322
+//! §5.4): an SDU that has been in the buffer for `discard_timer` or longer is discarded. PDCP
+//! starts one timer per SDU; here the buffer is examined at its head only — when an SDU is taken
+//! out and at [`SduBuffer::discard_expired`], which the MAC calls every slot — so the check costs
+//! O(1) and no timer event. SDUs reach the head in arrival order (only a proxy's priority
+//! insertion, [`SduBuffer::offer_at`], puts a younger SDU ahead of older ones, which then wait
+//! for it to leave before their age is looked at). Discards come before CoDel's decision.
 
 use crate::sim::{Duration, SimTime};
 use std::collections::VecDeque;
@@ -75,16 +83,27 @@ pub(super) struct SduBuffer {
     limit: u64,
     next_sn: u64,
     codel: Option<CoDel>,
+    /// discardTimer, if on.
+    discard_after: Option<Duration>,
+    /// SDUs discarded by the discard timer.
+    timer_discards: u64,
 }
 
 impl SduBuffer {
-    /// A buffer of `limit` bytes; `codel = Some((target, interval))` enables CoDel.
-    pub(super) fn new(limit: u64, codel: Option<(Duration, Duration)>) -> SduBuffer {
+    /// A buffer of `limit` bytes; `codel = Some((target, interval))` enables CoDel,
+    /// `discard_after` the discard timer.
+    pub(super) fn new(
+        limit: u64,
+        codel: Option<(Duration, Duration)>,
+        discard_after: Option<Duration>,
+    ) -> SduBuffer {
         SduBuffer {
             queue: VecDeque::new(),
             bytes: 0,
             limit,
             next_sn: 0,
+            discard_after,
+            timer_discards: 0,
             codel: codel.map(|(target, interval)| CoDel {
                 target,
                 interval,
@@ -158,6 +177,46 @@ impl SduBuffer {
         self.codel.as_ref().map_or(0, |c| c.drops)
     }
 
+    /// SDUs the discard timer has discarded so far.
+    pub(super) fn timer_discards(&self) -> u64 {
+        self.timer_discards
+    }
+
+    /// Discards the head SDUs that have waited `discard_after` or longer at `now`, appending
+    /// their SNs to `dropped`; returns how many.
+    pub(super) fn discard_expired(&mut self, now: SimTime, dropped: &mut Vec<u64>) -> usize {
+        let Some(after) = self.discard_after else { return 0 };
+        let mut n = 0;
+        while let Some(head) = self.queue.front() {
+            if now.saturating_since(head.enqueued) < after {
+                break;
+            }
+            let sdu = self.queue.pop_front().expect("head exists");
+            self.bytes -= sdu.len as u64;
+            dropped.push(sdu.sn);
+            n += 1;
+        }
+        self.timer_discards += n as u64;
+        n
+    }
+
+    /// Empties the buffer (RLC re-establishment). SNs continue from where they were; CoDel's
+    /// control state starts afresh (its drop count is kept).
+    pub(super) fn clear(&mut self) {
+        if let Some(head) = self.queue.front() {
+            debug_assert!(head.sn + self.queue.len() as u64 <= self.next_sn);
+        }
+        self.queue.clear();
+        self.bytes = 0;
+        if let Some(codel) = &mut self.codel {
+            codel.first_above = None;
+            codel.dropping = false;
+            codel.count = 0;
+            codel.last_count = 0;
+            codel.drop_next = SimTime::ZERO;
+        }
+    }
+
     /// Takes the head SDU for its first transmission if `accept` takes it, first letting CoDel
     /// drop SDUs at the head (their SNs are appended to `dropped`). Returns `None` when the
     /// buffer is empty or the head is refused.
@@ -167,6 +226,7 @@ impl SduBuffer {
         dropped: &mut Vec<u64>,
         accept: impl Fn(&QueuedSdu) -> bool,
     ) -> Option<QueuedSdu> {
+        self.discard_expired(now, dropped);
         if self.codel.is_none() {
             let head = self.queue.front()?;
             if !accept(head) {
@@ -276,7 +336,7 @@ mod tests {
 
     #[test]
     fn test_droptail_refuses_at_the_byte_limit() {
-        let mut b = SduBuffer::new(3000, None);
+        let mut b = SduBuffer::new(3000, None, None);
         assert_eq!(b.offer(ms(0), 1500), Some(0));
         assert_eq!(b.offer(ms(0), 1500), Some(1));
         assert_eq!(b.offer(ms(0), 1), None, "3001 bytes do not fit in 3000");
@@ -290,7 +350,7 @@ mod tests {
 
     #[test]
     fn test_refused_head_stays() {
-        let mut b = SduBuffer::new(10_000, None);
+        let mut b = SduBuffer::new(10_000, None, None);
         b.offer(ms(0), 1000);
         let mut dropped = Vec::new();
         assert!(b.dequeue(ms(0), &mut dropped, |s| s.len <= 500).is_none());
@@ -301,7 +361,8 @@ mod tests {
     /// A queue drained at one SDU per `service` while `arrivals` SDUs arrive per `service`:
     /// returns the SNs dropped and the drop times.
     fn run_codel(arrivals_per_service: u64, service: Duration, until: SimTime) -> Vec<(SimTime, u64)> {
-        let mut b = SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))));
+        let mut b =
+            SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
         let mut drops = Vec::new();
         let mut now = SimTime::ZERO;
         let mut dropped = Vec::new();
@@ -342,7 +403,8 @@ mod tests {
     #[test]
     fn test_codel_does_not_drop_below_target() {
         // 40 SDUs standing at 100 µs each: 4 ms of sojourn, below the 5 ms target.
-        let mut b = SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))));
+        let mut b =
+            SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
         let mut now = SimTime::ZERO;
         for _ in 0..40 {
             b.offer(now, 1000);
@@ -360,7 +422,8 @@ mod tests {
     #[test]
     fn test_codel_leaves_dropping_state_when_queue_drains() {
         // Above target for a while, then the arrivals stop and the queue drains: drops stop.
-        let mut b = SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))));
+        let mut b =
+            SduBuffer::new(u64::MAX, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
         let mut now = SimTime::ZERO;
         for _ in 0..200 {
             b.offer(now, 1000);
@@ -385,7 +448,7 @@ mod tests {
 
     #[test]
     fn test_offer_at_takes_the_sn_it_goes_ahead_of_and_renumbers_the_rest() {
-        let mut b = SduBuffer::new(10_000, None);
+        let mut b = SduBuffer::new(10_000, None, None);
         assert_eq!(b.offer(ms(0), 100), Some(0));
         assert_eq!(b.dequeue(ms(0), &mut Vec::new(), |_| true).map(|s| s.sn), Some(0), "SN 0 is sent");
         assert_eq!(b.offer(ms(0), 200), Some(1));
@@ -400,5 +463,47 @@ mod tests {
         assert_eq!(b.offer_at(ms(3), 50, 0), Some(6), "empty: the next SN");
         assert_eq!(b.offer_at(ms(3), 60, 9), Some(7), "beyond the end: the tail");
         assert_eq!(b.offer_at(ms(3), 10_000, 0), None, "over the byte limit");
+    }
+
+    #[test]
+    fn test_discard_timer_drops_only_heads_that_waited_long_enough() {
+        let mut b = SduBuffer::new(100_000, None, Some(Duration::from_millis(10)));
+        b.offer(ms(0), 100);
+        b.offer(ms(5), 200);
+        b.offer(ms(12), 300);
+        let mut dropped = Vec::new();
+        assert_eq!(b.discard_expired(ms(9), &mut dropped), 0, "9 ms < 10 ms");
+        assert_eq!(b.discard_expired(ms(10), &mut dropped), 1, "SN 0 waited 10 ms");
+        assert_eq!(dropped, vec![0]);
+        assert_eq!(b.bytes(), 500);
+        // Dequeue discards the expired head (SN 1, 16 ms old) and returns the young one.
+        let sdu = b.dequeue(ms(16), &mut dropped, |_| true).unwrap();
+        assert_eq!((sdu.sn, dropped.clone()), (2, vec![0, 1]));
+        assert_eq!(b.timer_discards(), 2);
+        assert!(b.is_empty() && b.bytes() == 0);
+    }
+
+    #[test]
+    fn test_discard_timer_off_keeps_everything() {
+        let mut b = SduBuffer::new(100_000, None, None);
+        b.offer(ms(0), 100);
+        let mut dropped = Vec::new();
+        assert_eq!(b.discard_expired(ms(1_000_000), &mut dropped), 0);
+        assert_eq!(b.dequeue(ms(1_000_000), &mut dropped, |_| true).map(|s| s.sn), Some(0));
+        assert!(dropped.is_empty());
+    }
+
+    #[test]
+    fn test_clear_empties_and_keeps_numbering() {
+        let mut b =
+            SduBuffer::new(100_000, Some((Duration::from_millis(5), Duration::from_millis(100))), None);
+        b.offer(ms(0), 100);
+        b.offer(ms(0), 100);
+        b.clear();
+        assert!(b.is_empty());
+        assert_eq!(b.bytes(), 0);
+        assert_eq!(b.room(), 100_000);
+        assert_eq!(b.next_sn(), 2);
+        assert_eq!(b.offer(ms(1), 100), Some(2));
     }
 }

@@ -77,6 +77,11 @@ impl UmTx {
     pub(super) fn has_pending(&self, buffer: &SduBuffer) -> bool {
         self.partial.is_some() || !buffer.is_empty()
     }
+
+    /// Re-establishment (38.322 §5.1.2): the SDU being segmented is discarded.
+    pub(super) fn reestablish(&mut self) {
+        self.partial = None;
+    }
 }
 
 #[derive(Debug)]
@@ -163,6 +168,16 @@ impl UmRx {
 
     pub(super) fn next_deadline(&self) -> Option<SimTime> {
         self.deadline
+    }
+
+    /// Re-establishment (38.322 §5.1.2): discard everything, stop t-Reassembly, and expect
+    /// `next_sn` next (RX_Next = RX_Next_Highest = `next_sn`, the counterpart of resetting them
+    /// to 0 with SNs that restart).
+    pub(super) fn reestablish(&mut self, next_sn: u64) {
+        self.win.reset(next_sn);
+        self.vr_ux = next_sn;
+        self.vr_uh = next_sn;
+        self.deadline = None;
     }
 
     /// The transmitter dropped `sn` before sending it (CoDel): do not wait for it.
