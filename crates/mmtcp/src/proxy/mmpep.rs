@@ -159,6 +159,8 @@ pub struct MmPepRecovery {
     timer_skipped_rlc_busy: u64,
     /// Segments sent in batches of either kind.
     batch_segments: u64,
+    /// Batches not sent because the RLC buffer had no room for a single segment.
+    batches_deferred_rlc_full: u64,
 }
 
 /// The mmPEP processor.
@@ -175,15 +177,24 @@ impl MmPep {
             timer_batches: 0,
             timer_skipped_rlc_busy: 0,
             batch_segments: 0,
+            batches_deferred_rlc_full: 0,
         };
         EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery }
     }
 }
 
 impl MmPepRecovery {
-    /// N segments from `hole` on, ahead of first transmissions; returns how many went out.
+    /// N segments from `hole` on, ahead of first transmissions, as far as the RLC buffer has
+    /// room for them; returns how many went out. With no room at all nothing goes and no repair
+    /// is noted, so the next duplicate ACK tries again.
     fn send_batch(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, flow: FlowId, hole: u64) -> u32 {
-        let sent = acks.retransmit_from(ctx, flow, hole, self.batch, true);
+        let fit = ctx.room_bytes(self.downlink) / acks.segment_bytes(flow);
+        if fit == 0 {
+            self.batches_deferred_rlc_full += 1;
+            return 0;
+        }
+        let n = self.batch.min(u32::try_from(fit).unwrap_or(u32::MAX));
+        let sent = acks.retransmit_from(ctx, flow, hole, n, true);
         if sent > 0 {
             self.batch_segments += sent as u64;
             acks.note_repair(flow, hole, ctx.now);
@@ -225,6 +236,7 @@ impl Recovery for MmPepRecovery {
         map.insert("timer_batches".into(), json!(self.timer_batches));
         map.insert("timer_skipped_rlc_busy".into(), json!(self.timer_skipped_rlc_busy));
         map.insert("batch_segments".into(), json!(self.batch_segments));
+        map.insert("batches_deferred_rlc_full".into(), json!(self.batches_deferred_rlc_full));
     }
 }
 
@@ -324,6 +336,30 @@ mod tests {
         assert_eq!(s["dupack_batches"], 1);
         assert_eq!(s["batch_segments"], 14);
         assert_eq!(s["retransmitted_segments"], 14);
+    }
+
+    /// A batch goes only as far as the RLC buffer has room; with room for none it is deferred,
+    /// not noted as a repair, so the next duplicate ACK of the hole sends it.
+    #[test]
+    fn test_batch_fits_the_room_in_rlc_and_waits_when_there_is_none() {
+        let mut h = Harness::new();
+        let mut p = mmpep(40 * MSS);
+        fill(&mut h, &mut p, 30);
+        let segment = MSS + u64::from(crate::net::TCP_IP_HEADER_BYTES);
+        h.set_downlink_room(segment - 1);
+        let id = h.ack(5 * MSS, &[]);
+        h.packet(&mut p, id);
+        let id = h.ack(5 * MSS, &[(6 * MSS, 7 * MSS)]);
+        h.packet(&mut p, id);
+        assert!(to_mobile(&h.take()).is_empty(), "no room for one segment");
+        h.set_downlink_room(3 * segment + segment / 2);
+        let id = h.ack(5 * MSS, &[(6 * MSS, 8 * MSS)]);
+        h.packet(&mut p, id);
+        assert_eq!(seqs(&to_mobile(&h.take())), [5, 8, 9], "three whole segments fit");
+        let s = p.summary();
+        assert_eq!(s["batches_deferred_rlc_full"], 1);
+        assert_eq!(s["rebatches_suppressed"], 0, "the deferred batch was no repair");
+        assert_eq!(s["batch_segments"], 3);
     }
 
     #[test]

@@ -48,7 +48,9 @@
 use super::cache::{FlowCache, Repair, Segment};
 use super::params::CacheParams;
 use crate::ids::{FlowId, PacketId};
-use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, MAX_WINDOW};
+use crate::net::{
+    Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, MAX_WINDOW, TCP_IP_HEADER_BYTES,
+};
 use crate::proxy::env::FlowInfo;
 use crate::proxy::{ProcCtx, Verdict};
 use crate::sim::{Duration, Fired, SimTime};
@@ -168,8 +170,9 @@ impl AckManager {
                 let sack = ctx.packets.options(id).sack;
                 ctx.packets.free(id);
                 self.stats.acks_consumed += 1;
+                // What waits goes after the policy has answered a duplicate ACK
+                // ([`Self::release`], called by the proxy), so repairs queue ahead of it.
                 let dupack = self.on_mobile_ack(ctx, flow, &pkt, &sack);
-                self.release(ctx);
                 (Verdict::Consumed, dupack)
             }
             Side::Sender if !pkt.is_data() => {
@@ -254,7 +257,10 @@ impl AckManager {
     /// Forwards what waits ([`Hold`](super::Hold)) as far as the RLC buffer's room and the
     /// mobile's window allow: per flow retransmissions first, then new data in arrival order; one
     /// packet per flow in turn. While anything waits on RLC, checks again every [`HOLD_POLL`].
-    fn release(&mut self, ctx: &mut ProcCtx) {
+    /// The proxy calls it after each packet, once the policy has answered a duplicate ACK: an ACK
+    /// that opens the mobile's window releases new data, and a repair sent after it would find
+    /// the radio's buffer filled by that data.
+    pub fn release(&mut self, ctx: &mut ProcCtx) {
         if !self.p.hold.any() {
             return;
         }
@@ -531,6 +537,11 @@ impl AckManager {
         self.flows[flow.0 as usize].una
     }
 
+    /// Bytes one full-sized segment of `flow` takes in a buffer (payload and TCP/IP headers).
+    pub fn segment_bytes(&self, flow: FlowId) -> u64 {
+        self.flows[flow.0 as usize].mss + u64::from(TCP_IP_HEADER_BYTES)
+    }
+
     /// About one round trip to the mobile: SRTT, or the RTO before the first sample.
     pub fn round_trip(&self, flow: FlowId) -> Duration {
         let rtt = &self.flows[flow.0 as usize].rtt;
@@ -671,7 +682,6 @@ mod tests {
     use super::super::{Hold, DEFAULT_INITIAL_RTO};
     use super::*;
     use crate::ids::DirId;
-    use crate::net::TCP_IP_HEADER_BYTES;
     use proptest::prelude::*;
 
     /// The ack management with a minimal policy: two segments from the hole on each duplicate
@@ -684,6 +694,7 @@ mod tests {
             if let Some(d) = dupack {
                 self.0.retransmit_from(ctx, d.flow, d.hole, 2, true);
             }
+            self.0.release(ctx);
             verdict
         }
         fn on_timer(&mut self, ctx: &mut ProcCtx, token: u32) {
@@ -1102,6 +1113,27 @@ mod tests {
         let id = h.ack_with_window(4 * MSS, 3 * MSS);
         h.packet(&mut p, id);
         assert_eq!(seqs_to_mobile(&h.take()), [4]);
+    }
+
+    /// An ACK that both asks for a repair and opens the mobile's window: the repair goes out
+    /// before the new data the window releases (else that data fills the radio's buffer first).
+    #[test]
+    fn test_repair_goes_ahead_of_the_data_an_ack_releases() {
+        let mut h = Harness::new();
+        let mut p = holding(10 * MSS, Hold { rlc: None, mobile_window: true });
+        let syn_ack = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 3 * MSS);
+        h.packet(&mut p, syn_ack);
+        for k in 0..5 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        assert_eq!(seqs_to_mobile(&h.take()), [0, 1, 2]);
+        // Segment 0 lost: the mobile SACKs 1..3 and its window reaches segment 5.
+        let id = h.ack(0, &[(MSS, 3 * MSS)]);
+        h.packet(&mut p, id);
+        let out = to_mobile(&h.take());
+        let order: Vec<(u64, bool)> = out.iter().map(|(s, first)| (s.tcp.seq / MSS, *first)).collect();
+        assert_eq!(order, [(0, true), (3, false), (4, false)], "repair first, then new data");
     }
 
     // ---------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ impl<R: Recovery> PacketProcessor for EarlyAckProxy<R> {
         if let Some(d) = dupack {
             self.recovery.on_dupack(&mut self.acks, ctx, d);
         }
+        self.acks.release(ctx);
         verdict
     }
 
