@@ -161,6 +161,8 @@ pub struct MmPepRecovery {
     batch_segments: u64,
     /// Batches not sent because the RLC buffer had no room for a single segment.
     batches_deferred_rlc_full: u64,
+    /// Partial ACKs that found RLC holding packets (no batch).
+    partial_acks_rlc_busy: u64,
 }
 
 /// The mmPEP processor.
@@ -178,6 +180,7 @@ impl MmPep {
             timer_skipped_rlc_busy: 0,
             batch_segments: 0,
             batches_deferred_rlc_full: 0,
+            partial_acks_rlc_busy: 0,
         };
         EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery }
     }
@@ -205,6 +208,13 @@ impl MmPepRecovery {
 
 impl Recovery for MmPepRecovery {
     fn on_dupack(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, d: DupAck) {
+        if d.partial && ctx.held_packets(self.downlink) > 0 {
+            // A batch overtakes what waits in RLC, so its answer can come back before data
+            // forwarded earlier: a partial ACK is no sign of loss while RLC still holds packets
+            // (as footnote 1 holds the timer's batch back).
+            self.partial_acks_rlc_busy += 1;
+            return;
+        }
         if acks.recently_repaired(d.flow, d.hole, ctx.now) {
             self.rebatches_suppressed += 1;
             return;
@@ -237,6 +247,7 @@ impl Recovery for MmPepRecovery {
         map.insert("timer_skipped_rlc_busy".into(), json!(self.timer_skipped_rlc_busy));
         map.insert("batch_segments".into(), json!(self.batch_segments));
         map.insert("batches_deferred_rlc_full".into(), json!(self.batches_deferred_rlc_full));
+        map.insert("partial_acks_rlc_busy".into(), json!(self.partial_acks_rlc_busy));
     }
 }
 
@@ -360,6 +371,35 @@ mod tests {
         assert_eq!(s["batches_deferred_rlc_full"], 1);
         assert_eq!(s["rebatches_suppressed"], 0, "the deferred batch was no repair");
         assert_eq!(s["batch_segments"], 3);
+    }
+
+    /// A partial ACK (the batch answered, data forwarded before it still missing) batches the
+    /// new hole when RLC holds nothing, and not while it holds packets: the batch overtook them,
+    /// so they may simply not have arrived yet.
+    #[test]
+    fn test_partial_ack_batches_only_when_rlc_holds_nothing() {
+        for holding in [false, true] {
+            let mut h = Harness::new();
+            let mut p = mmpep(60 * MSS);
+            fill(&mut h, &mut p, 40);
+            h.set_rlc_holding(holding);
+            let id = h.ack(0, &[(20 * MSS, 21 * MSS)]);
+            h.packet(&mut p, id);
+            assert_eq!(seqs(&to_mobile(&h.take())), (0..14).collect::<Vec<_>>());
+            let id = h.ack(14 * MSS, &[(20 * MSS, 21 * MSS)]);
+            h.packet(&mut p, id);
+            let batch = seqs(&to_mobile(&h.take()));
+            let s = p.summary();
+            assert_eq!(s["partial_acks"], 1);
+            if holding {
+                assert!(batch.is_empty(), "RLC holds packets: {batch:?}");
+                assert_eq!(s["partial_acks_rlc_busy"], 1);
+            } else {
+                let mut expected: Vec<u64> = (14..20).collect();
+                expected.extend(21..29);
+                assert_eq!(batch, expected, "the next 14, skipping the SACKed one");
+            }
+        }
     }
 
     #[test]

@@ -69,6 +69,9 @@ pub struct DupAck {
     pub flow: FlowId,
     /// The cumulative ACK the mobile repeats: its first missing byte.
     pub hole: u64,
+    /// Whether it is a partial ACK (RFC 6582) rather than a duplicate: the ACK answered the last
+    /// repair but stayed below what had been forwarded before it.
+    pub partial: bool,
 }
 
 /// Counters of the ack management (all flows).
@@ -446,13 +449,13 @@ impl AckManager {
             // forwarded before it. When the mobile's window holds nothing new back, no further
             // duplicate ACK would come: the new hole goes to the policy at once.
             self.stats.partial_acks += 1;
-            dupack = Some(DupAck { flow: f.flow, hole: ack });
+            dupack = Some(DupAck { flow: f.flow, hole: ack, partial: true });
         }
         if !advanced && f.high_rx > f.una && (sack.is_empty() || newly_sacked > 0) {
             f.dupacks += 1;
             self.stats.duplicate_acks += 1;
             if f.dupacks >= self.p.dupthresh {
-                dupack = Some(DupAck { flow: f.flow, hole: ack });
+                dupack = Some(DupAck { flow: f.flow, hole: ack, partial: false });
             }
         }
         if f.ack_point > f.last_ack {
@@ -935,7 +938,7 @@ mod tests {
             h.with_ctx(|ctx| p.0.on_packet(ctx, id)).1
         };
         assert_eq!(dup(&mut h, &mut p, MSS, &[]), None, "advancing ACK");
-        let hole = Some(DupAck { flow: FlowId(0), hole: MSS });
+        let hole = Some(DupAck { flow: FlowId(0), hole: MSS, partial: false });
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 3000)]), hole);
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 3000)]), None, "no newly SACKed byte");
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 4000)]), hole);
