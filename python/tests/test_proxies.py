@@ -62,8 +62,8 @@ QUICK = {
         3,
         [
             "blockage_rtt.png",
-            "rtt_percentiles.png",
-            "throughput.png",
+            "rtt_percentiles_r30.png",
+            "throughput_r30.png",
             "timeline_cubic.png",
             "timeline_proactive.png",
             "timeline_reactive.png",

@@ -23,7 +23,8 @@ fn check(text: &str) -> InputError {
         name: "bad.toml".into(),
         base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
     };
-    let err = validate(&source, &RunOptions::default()).expect_err("the scenario should be rejected");
+    let err = validate(&source, &RunOptions::default())
+        .expect_err(&format!("the scenario should be rejected: {text}"));
     assert_eq!(err.to_string().lines().count(), 1, "one line: {err}");
     assert!(err.to_string().starts_with("bad.toml: ") || err.file != "bad.toml", "{err}");
     err
@@ -146,6 +147,11 @@ fn radio(extra_link_keys: &str, radio: &str) -> String {
     BASE.replace("rate = \"1Gbps\"", &format!("kind = \"radio\"\n{extra_link_keys}\n[link.radio]\n{radio}"))
 }
 
+/// A synthetic 802.11ad channel (seed 001 scenario B) with `keys` added to its source table.
+fn ad_synthetic(keys: &str) -> String {
+    format!("bandwidth = \"500MHz\"\namc = {{ table = \"ieee80211ad_sc\" }}\nchannel = {{ kind = \"ieee80211ad\", source = {{ kind = \"synthetic\", scenario = \"b\", {keys} }} }}")
+}
+
 const NYU: &str = "channel = { kind = \"cellular\", distance_m = 80.0 }";
 
 #[test]
@@ -207,6 +213,19 @@ fn radio_stack_errors_name_the_field() {
             radio("", "channel = { kind = \"cellular\", distance_m = -3.0 }"),
             "link[0].radio.channel.distance_m",
             "",
+        ),
+        (radio("", &ad_synthetic("blockage_db = -5.0")), "link[0].radio.channel.source.blockage_db", "≥ 0"),
+        (
+            radio("", &ad_synthetic("blockage_db = 30.0, blocker_height = 0.3")),
+            "link[0].radio.channel.source.blockage_db",
+            "barely crosses the LOS",
+        ),
+        // The tagged `source` table buffers its content: a type error names the channel only.
+        (radio("", &ad_synthetic("blockage_db = \"deep\"")), "link[0].radio.channel", "expected f64"),
+        (
+            radio("", &ad_synthetic("reflection_loss_db = -1.0")),
+            "link[0].radio.channel.source.reflection_loss_db",
+            "≥ 0",
         ),
         (
             radio("", "channel = { kind = \"sinr_trace\", file = \"traces/nope.csv\" }"),

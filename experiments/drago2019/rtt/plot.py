@@ -2,11 +2,14 @@
 its 95 % CI, and time plots from one extra run per scheme:
 
 - `timeline_<scheme>.png`: channel rate and application rate (a), congestion window and slow
-  start threshold — for the proxies, the proxy's BDP estimate — (b) over scenario B, seed 1
-  (Figs. 6 and 7);
+  start threshold — for the proxies, the proxy's BDP estimate — (b) over scenario B, seed 1, at
+  the claims' outage reading (35 dB blockage, 30 dB walls) (Figs. 6 and 7);
 - `blockage_rtt.png`: the RTT of each scheme around the deepest blockage of that run (Fig. 8);
-- `rtt_percentiles.png`: RTT percentiles 50, 99 and 99.999 per scenario and scheme (Fig. 9);
-- `throughput.png`: mean application throughput per scenario and scheme.
+- `rtt_percentiles_r<loss>.png`: RTT percentiles 50, 99 and 99.999 per scenario and scheme at a
+  35 dB blockage, one figure per wall reflection loss (Fig. 9);
+- `throughput_r<loss>.png`: mean application throughput per scenario and scheme, likewise;
+- `sensitivity.png`: p99 and maximum RTT and throughput against the blockage depth, per scenario
+  and wall reading (the readings the seed leaves open).
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ from mmtcp.figures import error_bar, interval_label, paper_line, wrapped_title
 
 SCENARIO = Path(__file__).parent / "scenario.toml"
 SOURCE = "link.air.radio.channel.source.scenario"
+DEPTH = "link.air.radio.channel.source.blockage_db"
+WALLS = "link.air.radio.channel.source.reflection_loss_db"
+CLAIM_DEPTH = 35.0  # the claims' reading: a whole body (seed 001 §I, [13])
+OUTAGE_WALLS = 30.0  # the wall reading at which a 35 dB blockage reaches outage
 PROXY = "node.proxy.processors"
 SCHEMES = [
     ("cubic", "TCP CUBIC", "tab:red"),
@@ -29,6 +36,16 @@ SCHEMES = [
     ("proactive", "proactive proxy", "tab:green"),
 ]
 TIMELINE_SECONDS = "30s"
+
+
+def at_reading(points: list[dict[str, Any]], depth: float, walls: float) -> list[dict[str, Any]]:
+    """The points of one reading (blockage depth, wall reflection loss), dB."""
+    return [
+        p
+        for p in points
+        if float(p["overrides"].get(DEPTH, -1)) == depth
+        and float(p["overrides"].get(WALLS, -1)) == walls
+    ]
 
 
 def scheme(point: dict[str, Any]) -> str:
@@ -88,6 +105,8 @@ def timelines(out_dir: Path) -> list[Path]:
         processors = [{**p, **delays} for p in proxies[key]]
         overrides = {
             SOURCE: "b",
+            DEPTH: CLAIM_DEPTH,
+            WALLS: OUTAGE_WALLS,
             PROXY: processors,
             "simulation.duration": TIMELINE_SECONDS,
         }
@@ -117,7 +136,11 @@ def timelines(out_dir: Path) -> list[Path]:
         window_axes.set_ylabel("MB")
         window_axes.legend()
         window_axes.grid(True, alpha=0.3)
-        wrapped_title(figure, f"{label}, scenario B (seed 1)")
+        wrapped_title(
+            figure,
+            f"{label}, scenario B, {CLAIM_DEPTH:.0f} dB blockage, "
+            f"{OUTAGE_WALLS:.0f} dB walls (seed 1)",
+        )
         path = out_dir / f"timeline_{key}.png"
         figure.savefig(path, dpi=120)
         paths.append(path)
@@ -147,6 +170,59 @@ def timelines(out_dir: Path) -> list[Path]:
     return paths
 
 
+def sensitivity(points: list[dict[str, Any]], path: Path) -> Path | None:
+    """p99 and maximum RTT and throughput against the blockage depth: one row per metric, one
+    column per scenario and wall reading, one line per scheme."""
+    depths = sorted({float(p["overrides"][DEPTH]) for p in points if DEPTH in p["overrides"]})
+    walls = sorted({float(p["overrides"][WALLS]) for p in points if WALLS in p["overrides"]})
+    scenarios = sorted({str(p["overrides"][SOURCE]) for p in points})
+    if len(depths) < 2:
+        return None
+    rows = [
+        ("flows.tcp.rtt_ms.p99", 1.0, "p99 RTT (ms)"),
+        ("flows.tcp.rtt_ms.max", 1.0, "max RTT (ms)"),
+        ("flows.tcp.goodput_bps", 1e-6, "throughput (Mbit/s)"),
+    ]
+    columns = [(s, w) for s in scenarios for w in walls]
+    figure = Figure(figsize=(4 * len(columns), 3.2 * len(rows)), layout="constrained")
+    grid = figure.subplots(len(rows), len(columns), squeeze=False)
+    for c, (source, wall) in enumerate(columns):
+        for r, (metric, scale, ylabel) in enumerate(rows):
+            axes = grid[r][c]
+            for key, label, colour in SCHEMES:
+                xs, ys, below, above = [], [], [], []
+                for depth in depths:
+                    match = [
+                        p
+                        for p in at_reading(points, depth, wall)
+                        if str(p["overrides"][SOURCE]) == source and scheme(p) == key
+                    ]
+                    bar = error_bar(match[0]["metrics"].get(metric), scale) if match else None
+                    if bar is not None:
+                        xs.append(depth)
+                        ys.append(bar[0])
+                        below.append(bar[1])
+                        above.append(bar[2])
+                axes.errorbar(
+                    xs, ys, yerr=[below, above], marker="o", capsize=3, label=label, color=colour
+                )
+            if source == "b" and metric == "flows.tcp.rtt_ms.max":
+                paper_line(axes, 200.0, "CUBIC's peak, 200 ms")
+                paper_line(axes, 70.0, "reactive's highest, 70 ms", linestyle=":")
+            axes.set_xlabel("blockage depth (dB)")
+            axes.set_ylabel(ylabel)
+            axes.set_ylim(bottom=0)
+            axes.grid(True, alpha=0.3)
+            if r == 0:
+                axes.set_title(f"scenario {source.upper()}, walls {wall:.0f} dB")
+            if r == 0 and c == 0:
+                axes.legend(fontsize="small")
+    label = interval_label(points)
+    wrapped_title(figure, f"Sensitivity to the readings the seed leaves open ({label})")
+    figure.savefig(path, dpi=120)
+    return path
+
+
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws the figures into `out_dir` and returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -155,23 +231,35 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         ("flows.tcp.rtt_ms.p99", "p99"),
         ("flows.tcp.rtt_ms.p99_999", "p99.999"),
     ]
-    paths = [
-        bars(
-            points,
-            percentiles,
-            1.0,
-            "RTT (ms)",
-            f"RTT percentiles ({interval_label(points)})",
-            out_dir / "rtt_percentiles.png",
-        ),
-        bars(
-            points,
-            [("flows.tcp.goodput_bps", "throughput")],
-            1e-6,
-            "Mbit/s",
-            f"Application throughput ({interval_label(points)})",
-            out_dir / "throughput.png",
-        ),
-    ]
+    paths = []
+    walls = sorted({float(p["overrides"][WALLS]) for p in points if WALLS in p["overrides"]})
+    for wall in walls:
+        reading = at_reading(points, CLAIM_DEPTH, wall)
+        if not reading:
+            continue
+        where = f"{CLAIM_DEPTH:.0f} dB blockage, {wall:.0f} dB walls"
+        paths.append(
+            bars(
+                reading,
+                percentiles,
+                1.0,
+                "RTT (ms)",
+                f"RTT percentiles, {where} ({interval_label(reading)})",
+                out_dir / f"rtt_percentiles_r{wall:.0f}.png",
+            )
+        )
+        paths.append(
+            bars(
+                reading,
+                [("flows.tcp.goodput_bps", "throughput")],
+                1e-6,
+                "Mbit/s",
+                f"Application throughput, {where} ({interval_label(reading)})",
+                out_dir / f"throughput_r{wall:.0f}.png",
+            )
+        )
+    extra = sensitivity(points, out_dir / "sensitivity.png")
+    if extra is not None:
+        paths.append(extra)
     paths.extend(timelines(out_dir))
     return paths

@@ -43,13 +43,19 @@ pub(super) struct PathGeometry {
     pub(super) from_cross: f64,
 }
 
-/// The paths of `room` (LOS, then one reflection per wall) with their unblocked pair powers.
-pub(super) fn lay_out(room: &Room, tx_power_dbm: f64, wavelength: f64) -> Vec<PathGeometry> {
+/// The paths of `room` (LOS, then one reflection per wall) with their unblocked pair powers;
+/// `reflection_loss_db`, when given, replaces every wall's own loss.
+pub(super) fn lay_out(
+    room: &Room,
+    tx_power_dbm: f64,
+    wavelength: f64,
+    reflection_loss_db: Option<f64>,
+) -> Vec<PathGeometry> {
     let d = room.distance;
     let dh = room.tx_height - room.rx_height;
     debug_assert!(room.walls.len() < MAX_PATHS);
     let mut walls: Vec<(Option<f64>, f64)> = vec![(None, 0.0)];
-    walls.extend(room.walls.iter().map(|&(y, loss)| (Some(y), loss)));
+    walls.extend(room.walls.iter().map(|&(y, loss)| (Some(y), reflection_loss_db.unwrap_or(loss))));
     walls
         .into_iter()
         .map(|(wall, reflection_loss_db)| {

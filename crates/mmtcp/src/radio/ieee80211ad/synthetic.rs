@@ -22,6 +22,14 @@
 //! an independent Gaussian variation of `jitter_db` (default 0.3 dB) to every pair's power, drawn
 //! from the link's random stream (by the SINR process, `channel.rs`). Not modelled: the blocker
 //! as a reflector, small-scale fading.
+//!
+//! Two keys move the depths the geometry gives, for the readings the seed leaves open:
+//! `blockage_db` scales every path's knife-edge loss by one factor so that the LOS, with the
+//! blocker centred on it, loses exactly that many dB (seed 001 §I: 15 dB for a hand [12] to 35 dB
+//! for a whole body [13]; the knife edge alone gives 17.5 / 18.5 dB), and `reflection_loss_db`
+//! replaces every wall's reflection loss (docs/models/ieee80211ad.md gives the range a 60 GHz
+//! reflection spans). With both deep enough no pair clears the lowest MCS while the blocker
+//! stands on the LOS: the link is in outage.
 
 use super::beam_pairs::{pair_angles, PAIRS};
 use super::blockage::screen_attenuation_db;
@@ -43,6 +51,9 @@ pub struct SyntheticChannel {
     blocker_height: f64,
     travel: f64,
     position_step: f64,
+    /// Factor on the knife-edge loss of every path: `blockage_db` over the LOS's own knife-edge
+    /// depth (1 when `blockage_db` is not given).
+    depth_scale: f64,
     interval: Duration,
     /// Samples per period of the back-and-forth walk.
     samples: u64,
@@ -69,6 +80,17 @@ impl SyntheticChannel {
         if !(config.jitter_db.is_finite() && config.jitter_db >= 0.0) {
             return Err(ctx.error(&key("jitter_db"), "must be a number of dB ≥ 0"));
         }
+        for (name, value) in
+            [("blockage_db", config.blockage_db), ("reflection_loss_db", config.reflection_loss_db)]
+        {
+            if let Some(v) = value {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(
+                        ctx.error(&key(name), format!("{v} is not allowed; must be a number of dB ≥ 0"))
+                    );
+                }
+            }
+        }
         if !config.tx_power_dbm.is_finite() {
             return Err(ctx.error(&key("tx_power_dbm"), "must be a finite number of dBm"));
         }
@@ -91,13 +113,30 @@ impl SyntheticChannel {
             Scenario::B => &ROOM_B,
         };
         let wavelength = SPEED_OF_LIGHT / config.frequency.hz();
+        let paths = lay_out(room, config.tx_power_dbm, wavelength, config.reflection_loss_db);
+        let own_depth =
+            screen_attenuation_db(&paths[0], 0.0, config.blocker_width, config.blocker_height, wavelength);
+        let depth_scale = match config.blockage_db {
+            None => 1.0,
+            // Below 1 dB the blocker misses the LOS (too short for it): no profile to scale.
+            Some(_) if own_depth < 1.0 => {
+                return Err(ctx.error(
+                    &key("blockage_db"),
+                    format!(
+                        "cannot be set: the blocker barely crosses the LOS ({own_depth:.2} dB at its centre)"
+                    ),
+                ))
+            }
+            Some(depth) => depth / own_depth,
+        };
         Ok(SyntheticChannel {
-            paths: lay_out(room, config.tx_power_dbm, wavelength),
+            paths,
             wavelength,
             blocker_width: config.blocker_width,
             blocker_height: config.blocker_height,
             travel: config.travel,
             position_step: config.position_step,
+            depth_scale,
             interval: config.interval.0,
             samples: samples as u64,
             jitter_db: config.jitter_db,
@@ -128,10 +167,13 @@ impl SyntheticChannel {
     /// Blockage (dB) of each path (LOS first, then the walls' reflections in the order of the
     /// module header's table) with the blocker at lateral position `y_b`.
     pub fn blockage_db(&self, y_b: f64) -> Vec<f64> {
-        self.paths
-            .iter()
-            .map(|p| screen_attenuation_db(p, y_b, self.blocker_width, self.blocker_height, self.wavelength))
-            .collect()
+        self.paths.iter().map(|p| self.path_blockage_db(p, y_b)).collect()
+    }
+
+    /// The (scaled) knife-edge loss of `path` with the blocker at `y_b`.
+    fn path_blockage_db(&self, path: &PathGeometry, y_b: f64) -> f64 {
+        self.depth_scale
+            * screen_attenuation_db(path, y_b, self.blocker_width, self.blocker_height, self.wavelength)
     }
 
     /// Per-path blockage at sample `k`, with quantised motion interpolated between steps.
@@ -140,7 +182,7 @@ impl SyntheticChannel {
         let step = self.position_step;
         let at = |y_b: f64, out: &mut [f64]| {
             for (o, p) in out.iter_mut().zip(&self.paths) {
-                *o = screen_attenuation_db(p, y_b, self.blocker_width, self.blocker_height, self.wavelength);
+                *o = self.path_blockage_db(p, y_b);
             }
         };
         if step <= 0.0 {
@@ -256,6 +298,41 @@ mod tests {
             // The best pair is now the reflection off the +y wall, seen at (+30°, +30°).
             assert_eq!(channel.best_pair(), Some((30.0, 30.0)), "{scenario:?}");
             assert!(during < before - 3.0 && during > before - drop, "{scenario:?}: {before} → {during}");
+        }
+    }
+
+    #[test]
+    fn test_blockage_db_sets_the_los_depth_and_reflection_loss_the_walls() {
+        let base = PathBuf::from(".");
+        let los = 3 * 7 + 3; // pair (0°, 0°)
+        let side = 6 * 7 + 6; // pair (+30°, +30°): the +y wall's reflection
+        for scenario in [Scenario::A, Scenario::B] {
+            let own = SyntheticChannel::new(&quiet(scenario), &ctx_in(&base).channel).unwrap();
+            let k = centred(&own);
+            let own_depth = own.blockage_db(0.0)[0];
+            for depth in [15.0, 25.0, 35.0] {
+                let config = SyntheticConfig { blockage_db: Some(depth), ..quiet(scenario) };
+                let scaled = SyntheticChannel::new(&config, &ctx_in(&base).channel).unwrap();
+                let per_path = scaled.blockage_db(0.0);
+                assert!((per_path[0] - depth).abs() < 1e-9, "{scenario:?}: LOS {} dB", per_path[0]);
+                // Every path scaled alike, and the profile keeps its shape in time.
+                for (p, o) in per_path.iter().zip(own.blockage_db(0.0)) {
+                    assert!((p - o * depth / own_depth).abs() < 1e-9, "{scenario:?}: {p} vs {o}");
+                }
+                assert!(scaled.blockage_db(0.5)[0] < 0.5 * depth, "{scenario:?}: the blocker has left");
+                let drop = scaled.powers_dbm(0)[los] - scaled.powers_dbm(k)[los];
+                // The LOS pair also receives the reflections through its side lobes: they cap the drop.
+                assert!(
+                    drop > depth.min(own_depth + 5.0) - 1.0 && drop <= depth + 0.3,
+                    "{scenario:?}: {drop}"
+                );
+            }
+            // Walls at 30 dB instead of the table's 6–12 dB: the reflection pair loses the difference.
+            let weak = SyntheticConfig { reflection_loss_db: Some(30.0), ..quiet(scenario) };
+            let weak = SyntheticChannel::new(&weak, &ctx_in(&base).channel).unwrap();
+            let table = if scenario == Scenario::A { 6.0 } else { 10.0 };
+            let lost = own.powers_dbm(k)[side] - weak.powers_dbm(k)[side];
+            assert!((lost - (30.0 - table)).abs() < 1.0, "{scenario:?}: {lost} dB");
         }
     }
 
