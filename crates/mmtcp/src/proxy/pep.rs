@@ -30,7 +30,7 @@ use super::early_ack::{
 use super::env::ProcessorEnv;
 use super::{PacketProcessor, ProcCtx};
 use crate::error::InputError;
-use crate::ids::FlowId;
+use crate::ids::{DirId, FlowId};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -104,7 +104,14 @@ impl PepConfig {
 
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {
         let params = self.cache_params(env)?;
-        Ok(Box::new(Pep::new(params, env, self.timeout)))
+        // The downlink whose RLC gates repairs on partial ACKs: the named link, else the
+        // scenario's only radio link, else none (a wired hop: every partial ACK is acted on).
+        let downlink = match (&self.link, env.radio_links) {
+            (Some(name), _) => Some(env.radio_link(Some(name))?.downlink),
+            (None, [only]) => Some(only.downlink),
+            (None, _) => None,
+        };
+        Ok(Box::new(Pep::new(params, env, self.timeout, downlink)))
     }
 }
 
@@ -113,6 +120,10 @@ impl PepConfig {
 #[derive(Debug, Default)]
 pub struct PepRecovery {
     timeout: PepTimeout,
+    /// The downlink whose RLC must hold nothing for a partial ACK to start a repair.
+    downlink: Option<DirId>,
+    /// Partial ACKs that found that RLC holding packets (no repair).
+    partial_acks_rlc_busy: u64,
     /// Segments retransmitted on a duplicate ACK.
     dupack_retransmissions: u64,
     /// Duplicate ACKs of a hole repaired less than a round trip ago.
@@ -125,14 +136,20 @@ pub struct PepRecovery {
 pub type Pep = EarlyAckProxy<PepRecovery>;
 
 impl Pep {
-    pub fn new(params: CacheParams, env: &ProcessorEnv, timeout: PepTimeout) -> Pep {
-        let recovery = PepRecovery { timeout, ..PepRecovery::default() };
+    pub fn new(params: CacheParams, env: &ProcessorEnv, timeout: PepTimeout, downlink: Option<DirId>) -> Pep {
+        let recovery = PepRecovery { timeout, downlink, ..PepRecovery::default() };
         EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery }
     }
 }
 
 impl Recovery for PepRecovery {
     fn on_dupack(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, d: DupAck) {
+        if d.partial && self.downlink.is_some_and(|dl| ctx.held_packets(dl) > 0) {
+            // What RLC still holds (e.g. queued through an outage) may be all the partial ACK
+            // is waiting for: the original copy of the repaired segment can answer the repair.
+            self.partial_acks_rlc_busy += 1;
+            return;
+        }
         if acks.recently_repaired(d.flow, d.hole, ctx.now) {
             self.dupacks_ignored += 1;
             return;
@@ -162,6 +179,7 @@ impl Recovery for PepRecovery {
         map.insert("dupack_retransmissions".into(), json!(self.dupack_retransmissions));
         map.insert("dupacks_ignored".into(), json!(self.dupacks_ignored));
         map.insert("timer_retransmissions".into(), json!(self.timer_retransmissions));
+        map.insert("partial_acks_rlc_busy".into(), json!(self.partial_acks_rlc_busy));
     }
 }
 
@@ -191,7 +209,7 @@ mod tests {
         };
         let env = env(&flows, &links);
         let params = cfg.cache_params(&env).unwrap();
-        Pep::new(params, &env, cfg.timeout)
+        Pep::new(params, &env, cfg.timeout, Some(links[0].downlink))
     }
 
     /// Segments 0..n from the server, forwarded; the outputs discarded.
@@ -316,6 +334,25 @@ mod tests {
         let s = p.summary();
         assert_eq!(s["partial_acks"], 8, "ACKs 1..8 were partial, ACK 10 was not");
         assert_eq!(s["timer_retransmissions"], 0);
+    }
+
+    /// While RLC holds packets a partial ACK repairs nothing: the original of the repaired
+    /// segment, queued through an outage, may be what answered the repair.
+    #[test]
+    fn test_partial_ack_waits_while_rlc_holds_packets() {
+        let mut h = Harness::new();
+        let mut p = pep(20 * MSS, 1);
+        fill(&mut h, &mut p, 10);
+        let id = h.ack(0, &[(8 * MSS, 10 * MSS)]);
+        h.packet(&mut p, id);
+        assert_eq!(to_mobile(&h.take()).len(), 1);
+        h.set_rlc_holding(true);
+        h.now += Duration::from_millis(2);
+        let id = h.ack(MSS, &[(8 * MSS, 10 * MSS)]);
+        h.packet(&mut p, id);
+        assert!(to_mobile(&h.take()).is_empty());
+        let s = p.summary();
+        assert_eq!((s["partial_acks"].as_u64(), s["partial_acks_rlc_busy"].as_u64()), (Some(1), Some(1)));
     }
 
     #[test]
