@@ -68,11 +68,11 @@ def test_polese2017_retx_quick_reproduces_with_figures(cli, tmp_path):
     out = tmp_path / "out" / "reproduce" / "polese2017-retx-quick"
     rows = (out / "points.csv").read_text().splitlines()
     assert len(rows) == 1 + 15
-    for name in ("throughput.png", "latency.png", "download.png", "am_gain.png"):
+    for name in ("throughput.png", "latency.png", "trace.png", "download.png", "am_gain.png"):
         assert (out / "figures" / name).read_bytes().startswith(PNG_MAGIC), name
     gains = (out / "figures" / "am_gain.csv").read_text().splitlines()
-    assert gains[0] == "distance,workload,baseline,quantity,mean,ci95,seeds"
-    assert any(line.startswith("150 m,bulk,") for line in gains)
+    assert gains[0] == "reading,distance,workload,baseline,quantity,mean,ci95,seeds"
+    assert any(line.startswith("paper setting,150 m,bulk,") for line in gains)
     assert (REPO / "experiments" / "polese2017" / "retx" / "README.md").is_file()
 
 

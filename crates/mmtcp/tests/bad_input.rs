@@ -228,6 +228,16 @@ fn radio_stack_errors_name_the_field() {
             "≥ 0",
         ),
         (
+            radio("", "channel = { kind = \"cellular\", distance_m = 80.0, state_redraw = \"hourly\" }"),
+            "link[0].radio.channel",
+            "state_redraw",
+        ),
+        (
+            radio("", "channel = { kind = \"cellular\", distance_m = 80.0, shadowing_update = \"never\" }"),
+            "link[0].radio.channel",
+            "shadowing_update",
+        ),
+        (
             radio("", "channel = { kind = \"sinr_trace\", file = \"traces/nope.csv\" }"),
             "link[0].radio.channel.file",
             "",

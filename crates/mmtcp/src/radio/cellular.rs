@@ -11,16 +11,19 @@
 //!
 //! - **Path loss and state probabilities**: [`super::propagation`] (NYU / TR 38.901).
 //! - **Link state**, one of
-//!   - `statistical`: redrawn from the model's probabilities at the current distance at the
-//!     epochs of a Poisson process of mean spacing `state_dwell` (a continuous-time Markov chain
-//!     whose stationary law is the model's, and whose state persists across many fading blocks);
+//!   - `statistical`: redrawn from the model's probabilities at the current distance, by
+//!     `state_redraw`: at the epochs of a Poisson process of mean spacing `state_dwell` (a
+//!     continuous-time Markov chain whose stationary law is the model's, and whose state persists
+//!     across many fading blocks), every `state_dwell` exactly, or once per run (ns-3 mmWave 2017,
+//!     `MmWavePropagationLossModel`, which caches its draw per UE–eNB pair);
 //!   - `obstacles`: LOS iff the BS–UE segment crosses no obstacle ([`super::geometry`]), switched
 //!     at the exact instants the geometry changes;
 //!   - `los` / `nlos`: fixed.
 //! - **Shadowing**: Z is one standard-normal AR(1) state (Gudmundson, Electron. Lett. 1991):
 //!   Z ← ρZ + √(1 − ρ²)·W with ρ = exp(−Δd/d_corr) for a moving UE (Δd the distance it moved) and
 //!   ρ = exp(−Δt/τ) for a static one. Z is scaled by the σ of the current state, so a LOS↔NLOS
-//!   switch changes the spread but does not redraw the shadowing.
+//!   switch changes the spread but does not redraw the shadowing. With `shadowing_update =
+//!   "with_state"` Z is instead drawn afresh with each state draw and held (ns-3 mmWave 2017).
 //! - **Fading**: one power gain g per block of length `block` (and redrawn at a state change),
 //!   g ~ Gamma(m, 1/m) (Nakagami-m amplitude, mean power 1) with a shape per state. This stands in
 //!   for the NYU cluster/sub-path model with ideal beam tracking, whose beamformed gain fluctuates
@@ -59,6 +62,32 @@ pub enum VisibilityModel {
     Los,
     /// Always non-line of sight.
     Nlos,
+}
+
+/// When the statistical link state is redrawn (`visibility = "statistical"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StateRedraw {
+    /// At the epochs of a Poisson process of mean spacing `state_dwell`.
+    #[default]
+    Poisson,
+    /// Every `state_dwell` exactly, from the first step (the period ns-3's unscheduled
+    /// `MmWavePropagationLossModel::UpDataScenarioMap` would have used).
+    Periodic,
+    /// Once, at the first step, and held for the whole run (ns-3 mmWave 2017 as shipped).
+    Once,
+}
+
+/// How the shadowing evolves between steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShadowingUpdate {
+    /// A unit-variance AR(1) state (Gudmundson), carried across state changes.
+    #[default]
+    Correlated,
+    /// Drawn afresh with every statistical state draw and held until the next one (ns-3 mmWave
+    /// 2017: the draw is cached with the state).
+    WithState,
 }
 
 /// Small-scale fading.
@@ -141,6 +170,10 @@ pub struct CellularConfig {
     /// at which the ns-3 mmWave module redraws its statistical state.
     #[serde(default = "default_state_dwell")]
     pub state_dwell: Time,
+    /// `"poisson"`, `"periodic"` or `"once"`: when the statistical state is redrawn. Default
+    /// `"poisson"`.
+    #[serde(default, deserialize_with = "named_variant")]
+    pub state_redraw: StateRedraw,
     /// The obstacle layout; required with `visibility = "obstacles"`, not allowed otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obstacles: Option<ObstaclesConfig>,
@@ -154,6 +187,9 @@ pub struct CellularConfig {
     /// Shadowing decorrelation time for a static UE (> 0). Default `"1s"`.
     #[serde(default = "default_shadowing_correlation_time")]
     pub shadowing_correlation_time: Time,
+    /// `"correlated"` or `"with_state"`. Default `"correlated"`.
+    #[serde(default, deserialize_with = "named_variant")]
+    pub shadowing_update: ShadowingUpdate,
     /// `"nakagami"` or `"none"`. Default `"nakagami"`.
     #[serde(default)]
     pub fading: Fading,
@@ -167,6 +203,47 @@ pub struct CellularConfig {
     /// updated at multiples of it. Default `"1ms"`.
     #[serde(default = "default_block")]
     pub block: Time,
+}
+
+/// The keys whose values are a closed set of names, with an error that names the key (serde's
+/// own names only the variants once the channel table is flattened).
+trait NamedVariant: Sized + Copy + 'static {
+    const KEY: &'static str;
+    const NAMES: &'static [(&'static str, Self)];
+}
+
+impl NamedVariant for StateRedraw {
+    const KEY: &'static str = "state_redraw";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("poisson", StateRedraw::Poisson),
+        ("periodic", StateRedraw::Periodic),
+        ("once", StateRedraw::Once),
+    ];
+}
+
+impl NamedVariant for ShadowingUpdate {
+    const KEY: &'static str = "shadowing_update";
+    const NAMES: &'static [(&'static str, Self)] =
+        &[("correlated", ShadowingUpdate::Correlated), ("with_state", ShadowingUpdate::WithState)];
+}
+
+fn named_variant<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: NamedVariant,
+{
+    let name = String::deserialize(d)?;
+    match T::NAMES.iter().find(|(n, _)| *n == name) {
+        Some((_, v)) => Ok(*v),
+        None => {
+            let allowed: Vec<String> = T::NAMES.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+            Err(serde::de::Error::custom(format!(
+                "{}: unknown value \"{name}\", expected one of {}",
+                T::KEY,
+                allowed.join(", ")
+            )))
+        }
+    }
 }
 
 fn default_obstacle_count() -> u32 {
@@ -232,10 +309,12 @@ impl Default for CellularConfig {
             ue_velocity: None,
             visibility: VisibilityModel::default(),
             state_dwell: default_state_dwell(),
+            state_redraw: StateRedraw::default(),
             obstacles: None,
             shadowing: true,
             shadowing_correlation_m: default_shadowing_correlation_m(),
             shadowing_correlation_time: default_shadowing_correlation_time(),
+            shadowing_update: ShadowingUpdate::default(),
             fading: Fading::default(),
             nakagami_m_los: default_nakagami_m_los(),
             nakagami_m_nlos: default_nakagami_m_nlos(),
@@ -271,9 +350,10 @@ pub fn nakagami_power_gain(m: f64, rng: &mut Rng) -> f64 {
 #[derive(Clone, Debug)]
 enum StateSource {
     Fixed,
-    /// Mean spacing of redraw epochs, s.
+    /// Spacing of redraw epochs (their mean when Poisson) and when they fall.
     Statistical {
-        dwell_s: f64,
+        dwell: Duration,
+        redraw: StateRedraw,
     },
     /// The layout to draw at the first step; then the schedule of (from, state) and the index of
     /// the next entry.
@@ -297,10 +377,11 @@ pub struct CellularChannel {
     next_epoch: SimTime, // next statistical redraw; MAX if none
     obstacles: Vec<Rect>,
     shadowing: bool,
-    shadow_z: f64,        // standard-normal shadowing state
-    shadow_corr_m: f64,   // decorrelation distance, m
-    shadow_corr_s: f64,   // decorrelation time, s
-    last_update: SimTime, // time of the last shadowing update
+    shadow_with_state: bool, // shadowing drawn with each statistical state draw and held
+    shadow_z: f64,           // standard-normal shadowing state
+    shadow_corr_m: f64,      // decorrelation distance, m
+    shadow_corr_s: f64,      // decorrelation time, s
+    last_update: SimTime,    // time of the last shadowing update
     fading: Fading,
     m_los: f64,
     m_nlos: f64,
@@ -390,7 +471,9 @@ impl CellularChannel {
                     return Err(cx.error("obstacles", "only used with visibility = \"obstacles\"; remove it"));
                 }
                 match other {
-                    VisibilityModel::Statistical => StateSource::Statistical { dwell_s: dwell.as_secs_f64() },
+                    VisibilityModel::Statistical => {
+                        StateSource::Statistical { dwell, redraw: config.state_redraw }
+                    }
                     _ => StateSource::Fixed,
                 }
             }
@@ -403,7 +486,16 @@ impl CellularChannel {
         let gain_db = 10.0 * libm::log10(config.tx_antennas as f64 * config.rx_antennas as f64);
         let noise_dbm =
             THERMAL_NOISE_DBM_PER_HZ + 10.0 * libm::log10(ctx.bandwidth_hz) + config.noise_figure_db;
-        let block_updates = config.fading != Fading::Flat || !ue.is_static() || config.shadowing;
+        if config.shadowing_update == ShadowingUpdate::WithState
+            && config.visibility == VisibilityModel::Obstacles
+        {
+            return Err(cx.error(
+                "shadowing_update",
+                "\"with_state\" needs a drawn or fixed state (visibility = \"statistical\", \"los\" or \"nlos\")",
+            ));
+        }
+        let correlated = config.shadowing && config.shadowing_update == ShadowingUpdate::Correlated;
+        let block_updates = config.fading != Fading::Flat || !ue.is_static() || correlated;
         Ok(CellularChannel {
             model,
             budget_db: config.tx_power_dbm + gain_db - noise_dbm,
@@ -415,6 +507,7 @@ impl CellularChannel {
             next_epoch: SimTime::MAX,
             obstacles: Vec::new(),
             shadowing: config.shadowing,
+            shadow_with_state: config.shadowing_update == ShadowingUpdate::WithState,
             shadow_z: 0.0,
             shadow_corr_m: config.shadowing_correlation_m,
             shadow_corr_s: shadow_time.as_secs_f64(),
@@ -554,19 +647,38 @@ impl CellularChannel {
         };
     }
 
-    fn redraw_epoch(&mut self, now: SimTime, dwell_s: f64, rng: &mut Rng) {
-        let wait = Duration::from_secs_f64(rng.exponential(dwell_s)).max(Duration::from_picos(1));
-        self.next_epoch = now + wait;
+    /// Draws the statistical state at `now` (with the shadowing, under `with_state`) and
+    /// schedules the next draw.
+    fn draw_state(&mut self, now: SimTime, d_m: f64, dwell: Duration, redraw: StateRedraw, rng: &mut Rng) {
+        self.state = self.model.state_probabilities(d_m).pick(rng.uniform());
+        if self.shadow_with_state {
+            self.shadow_z = rng.standard_normal();
+        }
+        self.next_epoch = match redraw {
+            StateRedraw::Poisson => {
+                now + Duration::from_secs_f64(rng.exponential(dwell.as_secs_f64()))
+                    .max(Duration::from_picos(1))
+            }
+            // On the grid of the first draw, whatever the step that crosses an epoch.
+            StateRedraw::Periodic => {
+                let first = if self.next_epoch == SimTime::MAX { now } else { self.next_epoch };
+                let mut next = first + dwell;
+                while next <= now {
+                    next += dwell;
+                }
+                next
+            }
+            StateRedraw::Once => SimTime::MAX,
+        };
     }
 
     fn start(&mut self, now: SimTime, d_m: f64, rng: &mut Rng) {
         self.started = true;
         match &mut self.source {
             StateSource::Fixed => {}
-            StateSource::Statistical { dwell_s } => {
-                let dwell_s = *dwell_s;
-                self.state = self.model.state_probabilities(d_m).pick(rng.uniform());
-                self.redraw_epoch(now, dwell_s, rng);
+            StateSource::Statistical { dwell, redraw } => {
+                let (dwell, redraw) = (*dwell, *redraw);
+                self.draw_state(now, d_m, dwell, redraw, rng);
             }
             StateSource::Obstacles { layout, schedule, next } => {
                 self.obstacles = layout.place(rng, &[self.bs, self.ue.start]).unwrap_or_else(|e| {
@@ -589,7 +701,9 @@ impl CellularChannel {
                 }
             }
         }
-        self.shadow_z = rng.standard_normal();
+        if !(self.shadow_with_state && matches!(self.source, StateSource::Statistical { .. })) {
+            self.shadow_z = rng.standard_normal();
+        }
         self.last_update = now;
         if self.block_updates {
             self.next_block = self.next_grid(now);
@@ -607,11 +721,10 @@ impl SinrProcess for CellularChannel {
         } else {
             match &mut self.source {
                 StateSource::Fixed => {}
-                StateSource::Statistical { dwell_s } => {
+                StateSource::Statistical { dwell, redraw } => {
                     if now >= self.next_epoch {
-                        let dwell_s = *dwell_s;
-                        self.state = self.model.state_probabilities(d_m).pick(rng.uniform());
-                        self.redraw_epoch(now, dwell_s, rng);
+                        let (dwell, redraw) = (*dwell, *redraw);
+                        self.draw_state(now, d_m, dwell, redraw, rng);
                     }
                 }
                 StateSource::Obstacles { schedule, next, .. } => {
@@ -625,7 +738,7 @@ impl SinrProcess for CellularChannel {
                 redraw_fading = true;
                 self.next_block = self.next_grid(now);
             }
-            if self.shadowing && now > self.last_update {
+            if self.shadowing && !self.shadow_with_state && now > self.last_update {
                 let dt_s = (now - self.last_update).as_secs_f64();
                 let rho = if self.speed_mps > 0.0 {
                     libm::exp(-self.speed_mps * dt_s / self.shadow_corr_m)
@@ -820,6 +933,107 @@ mod tests {
             (changes as f64 - expect).abs() < 4.0 * (expect * (1.0 - p_change)).sqrt(),
             "{changes} changes, expected {expect}"
         );
+    }
+
+    #[test]
+    fn test_periodic_redraws_fall_on_the_grid_and_only_there() {
+        // Fading on 1 ms blocks, state redrawn every 250 ms: the path-loss level (SINR minus the
+        // fading, read through the link state) may change only at multiples of 250 ms.
+        let config = parse(
+            "distance_m = 100.0\nstate_redraw = \"periodic\"\nstate_dwell = \"250ms\"\nshadowing = false\n\
+             block = \"1ms\"",
+        );
+        let mut channel = build(&config);
+        let mut rng = Rng::for_component(7, "link/x/channel");
+        let mut now = SimTime::ZERO;
+        let mut last_state = None;
+        let (mut changes, mut epochs_seen) = (0, 0);
+        while now < secs(20.0) {
+            let step = channel.step(now, &mut rng);
+            let state = channel.link_state();
+            let on_grid = now.0 % Duration::from_millis(250).0 == Duration::ZERO.0;
+            if last_state.is_some_and(|s| s != state) {
+                assert!(on_grid, "state changed at {now:?}, off the 250 ms grid");
+                changes += 1;
+            }
+            epochs_seen += on_grid as u32;
+            last_state = Some(state);
+            now = step.next_change.unwrap();
+        }
+        // 80 epochs; at 100 m the state changes at a redraw with probability 1 − Σp² ≈ 0.50.
+        assert_eq!(epochs_seen, 80);
+        assert!((20..=60).contains(&changes), "{changes} changes in 80 epochs");
+
+        // The period is the key's: 1 s gives a quarter of the epochs.
+        let config = quiet(parse("distance_m = 100.0\nstate_redraw = \"periodic\"\nstate_dwell = \"1s\""));
+        let steps = drive(&mut build(&config), 7, secs(20.0), usize::MAX);
+        let times: Vec<SimTime> = steps.iter().map(|(t, _)| *t).collect();
+        let expect: Vec<SimTime> = (0..20).map(|k| secs(k as f64)).collect();
+        assert_eq!(times, expect);
+    }
+
+    #[test]
+    fn test_state_drawn_once_holds_for_the_run_and_follows_the_model_across_runs() {
+        // ns-3 mmWave 2017: one state and one shadowing draw per run, then nothing changes.
+        let d = 100.0;
+        let config = parse(
+            "distance_m = 100.0\nstate_redraw = \"once\"\nshadowing_update = \"with_state\"\nfading = \"none\"",
+        );
+        let model = *build(&config).model();
+        let expected = model.state_probabilities(d);
+        let runs = 4000;
+        let mut count = [0usize; 3];
+        let mut z_los = Vec::new();
+        for seed in 0..runs {
+            let mut channel = build(&config);
+            let steps = drive(&mut channel, seed, secs(1000.0), 10);
+            assert_eq!(steps.len(), 1, "a held state and shadowing never change");
+            assert_eq!(steps[0].1.next_change, None);
+            match channel.link_state() {
+                LinkState::Los => {
+                    count[0] += 1;
+                    let pl = model.path_loss_db(LinkState::Los, d);
+                    z_los.push((channel.budget_db() - pl - steps[0].1.sinr_db) / 5.8);
+                }
+                LinkState::Nlos => count[1] += 1,
+                LinkState::Outage => count[2] += 1,
+            }
+        }
+        for (k, p) in [expected.los, expected.nlos, expected.outage].into_iter().enumerate() {
+            let f = count[k] as f64 / runs as f64;
+            let tol = 4.0 * (p * (1.0 - p) / runs as f64).sqrt() + 1e-9;
+            assert!((f - p).abs() <= tol, "state {k}: {f} vs {p} ± {tol}");
+        }
+        // The held shadowing is N(0, σ_LOS²): unit spread once divided by σ_LOS = 5.8 dB.
+        let sd = std_dev(&z_los);
+        assert!((sd - 1.0).abs() < 0.08, "shadowing spread {sd} σ");
+    }
+
+    #[test]
+    fn test_shadowing_with_state_is_redrawn_at_each_epoch_and_held_between() {
+        let config = parse(
+            "distance_m = 60.0\nstate_redraw = \"periodic\"\nstate_dwell = \"100ms\"\n\
+             shadowing_update = \"with_state\"\nfading = \"none\"",
+        );
+        let mut channel = build(&config);
+        let model = *channel.model();
+        let mut rng = Rng::for_component(3, "link/x/channel");
+        let mut now = SimTime::ZERO;
+        let mut z = Vec::new();
+        while now < secs(400.0) {
+            let step = channel.step(now, &mut rng);
+            // Nothing varies between epochs: the next change is the next epoch.
+            assert_eq!(step.next_change, Some(now + Duration::from_millis(100)));
+            let state = channel.link_state();
+            if state != LinkState::Outage {
+                let pl = model.path_loss_db(state, 60.0);
+                z.push((channel.budget_db() - pl - step.sinr_db) / model.shadowing_std_db(state));
+            }
+            now = step.next_change.unwrap();
+        }
+        // One fresh N(0, 1) per epoch: unit spread, no correlation between epochs.
+        assert!((std_dev(&z) - 1.0).abs() < 0.05, "{}", std_dev(&z));
+        assert!(autocorrelation(&z, 1).abs() < 0.05, "{}", autocorrelation(&z, 1));
     }
 
     /// Lag-k autocorrelation of `x`.
@@ -1120,6 +1334,14 @@ mod tests {
                 "greater than zero",
             ),
             (CellularConfig { block: Time(Duration::ZERO), ..base() }, "block", "greater than zero"),
+            (
+                CellularConfig {
+                    shadowing_update: ShadowingUpdate::WithState,
+                    ..obstacle_config(obstacles([0.0, 0.0, 40.0, 40.0], 2.0, 3.0, 2))
+                },
+                "shadowing_update",
+                "with_state",
+            ),
             (
                 CellularConfig { shadowing_correlation_time: Time(Duration::ZERO), ..base() },
                 "shadowing_correlation_time",
