@@ -1,13 +1,17 @@
-"""Helpers shared by the tests: paths, the bad-input check, and contract-shaped fake results."""
+"""Helpers shared by the tests: paths, the bad-input check, the claims.json check, and
+contract-shaped fake results."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from mmtcp.reproduce import find_experiment
 
 TESTS = Path(__file__).resolve().parent
 SCENARIOS = TESTS / "scenarios"
@@ -24,6 +28,24 @@ def assert_bad_input(proc: subprocess.CompletedProcess[str], *fragments: str) ->
     for fragment in fragments:
         assert fragment in lines[0], f"{fragment!r} not in {lines[0]!r}"
     return lines[0]
+
+
+VERDICTS = {"holds", "fails", "not testable"}
+
+
+def assert_claims_json(out: Path, name: str) -> list[dict[str, Any]]:
+    """Checks the claims.json a reproduction of experiment `name` wrote into `out`: one entry
+    per `[[claims]]` of its experiment.toml, in order, each with the fields other tools read."""
+    entries = json.loads((out / "claims.json").read_text(encoding="utf-8"))
+    experiment = find_experiment(name, [REPO / "experiments"])
+    expected = [c["id"] for c in experiment.config.get("claims", [])]
+    assert [e["id"] for e in entries] == expected
+    for entry in entries:
+        assert {"claim", "paper", "ours", "verdict"} <= entry.keys(), entry
+        assert entry["verdict"] in VERDICTS, entry
+        assert isinstance(entry["claim"], str), entry
+        assert entry["claim"], entry
+    return entries
 
 
 def fake_summary() -> dict[str, Any]:

@@ -1,11 +1,11 @@
 """Proxies seen from Python: a node's `processors` through `mmtcp.run`, their summary entries and
-time-series columns, the run report, a sweep over the schemes, and the kim2017-fig5 and
-drago2019-rtt experiments end to end (quick)."""
+time-series columns, the run report, a sweep over the schemes, and the kim2017 and drago2019
+experiments end to end (quick), each writing its claims.json."""
 
 from __future__ import annotations
 
 import pytest
-from helpers import REPO
+from helpers import REPO, assert_claims_json
 
 import mmtcp
 from mmtcp.report import run_report
@@ -58,6 +58,11 @@ def test_a_bad_processor_key_is_a_scenario_error():
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 QUICK = {
     "kim2017-fig5": (8, ["delivery_ratio.png", "rate.png", "timeline.png"]),
+    "kim2017-fig6": (9, ["delivery_ratio.png", "rate.png"]),
+    "drago2019-throughput": (
+        6,
+        ["throughput.csv", "throughput_per_scenario_r30.png", "throughput_r30.png"],
+    ),
     "drago2019-rtt": (
         3,
         [
@@ -82,4 +87,6 @@ def test_the_proxy_experiments_reproduce_quickly(cli, tmp_path, name):
     assert len((out / "points.csv").read_text().splitlines()) == 1 + points
     assert sorted(p.name for p in (out / "figures").iterdir()) == figures
     for figure in figures:
-        assert (out / "figures" / figure).read_bytes().startswith(PNG_MAGIC), figure
+        if figure.endswith(".png"):
+            assert (out / "figures" / figure).read_bytes().startswith(PNG_MAGIC), figure
+    assert_claims_json(out, name)

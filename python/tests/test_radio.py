@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers import REPO
+from helpers import REPO, assert_claims_json
 
 import mmtcp
 
@@ -74,6 +74,7 @@ def test_polese2017_retx_quick_reproduces_with_figures(cli, tmp_path):
     assert gains[0] == "reading,distance,workload,baseline,quantity,mean,ci95,seeds"
     assert any(line.startswith("paper setting,150 m,bulk,") for line in gains)
     assert (REPO / "experiments" / "polese2017" / "retx" / "README.md").is_file()
+    assert_claims_json(out, "polese2017-retx")
 
 
 @pytest.mark.core
