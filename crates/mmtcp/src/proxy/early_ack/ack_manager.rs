@@ -565,7 +565,8 @@ impl AckManager {
     /// previous call are the repair); the duplicate-ACK count starts again.
     pub fn note_repair(&mut self, flow: FlowId, hole: u64, now: SimTime) {
         let f = &mut self.flows[flow.0 as usize];
-        f.repair = Some(Repair { hole, at: now, end: f.high_rtx.max(hole), recover: f.high_fwd });
+        let end = std::mem::take(&mut f.rtx_end).max(hole);
+        f.repair = Some(Repair { hole, at: now, end, recover: f.high_fwd });
         f.dupacks = 0;
     }
 
@@ -617,7 +618,7 @@ impl AckManager {
         let s = &mut f.segments[i];
         s.retransmitted = true;
         s.sent_at = ctx.now;
-        f.high_rtx = f.high_rtx.max(s.end());
+        f.rtx_end = f.rtx_end.max(s.end());
         s.rtx_waiting = self.p.hold.rlc.is_some();
         let tcp = TcpHeader { seq: s.seq, len: s.len as u16, flags: TcpFlags::ACK, ..Default::default() };
         let times = (ctx.now, s.first_sent_at);

@@ -80,8 +80,9 @@ pub(super) struct FlowCache {
     pub(super) high_rx: u64,
     /// One past the highest byte forwarded toward the mobile.
     pub(super) high_fwd: u64,
-    /// One past the highest byte retransmitted toward the mobile.
-    pub(super) high_rtx: u64,
+    /// One past the highest byte retransmitted since the last repair was noted (the end of
+    /// the repair being made).
+    pub(super) rtx_end: u64,
     /// Whether data from the server has reached the proxy (the handshake is over).
     pub(super) seen_data: bool,
     /// Cumulative ACK and window of the last ACK sent to the server (what the server knows).
@@ -119,7 +120,7 @@ impl FlowCache {
             sacked: RangeSet::default(),
             high_rx: 0,
             high_fwd: 0,
-            high_rtx: 0,
+            rtx_end: 0,
             seen_data: false,
             last_ack: 0,
             last_window: p.cache,
