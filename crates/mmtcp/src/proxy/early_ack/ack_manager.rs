@@ -31,6 +31,9 @@
 //!   mobile already holds is not one). From the `dupthresh`-th of a run on, each is reported to
 //!   the retransmission policy (PEP or mmPEP), which decides what to resend; the count restarts
 //!   when the cumulative ACK advances or the policy repairs the hole.
+//! - **Partial ACKs** (RFC 6582 §3.2 step 3): an advancing ACK that reaches past everything the
+//!   last repair resent but stays below what had been forwarded when it was made (`recover`) is
+//!   reported to the policy as a new hole, marked partial.
 //! - **Forwarding that waits** ([`Hold`], keys `hold_for_rlc` and `mobile_window`; seed 002
 //!   §III-A: "the base station keeps these packets in its cache until LOS status is resumed"):
 //!   instead of passing on at once, a cached segment waits in the cache until the radio link's
@@ -446,8 +449,9 @@ impl AckManager {
         let mut dupack = None;
         if advanced && f.repair.is_some_and(|r| ack >= r.end && ack < r.recover) {
             // RFC 6582 §3.2 step 3: the repair is answered, yet the mobile still misses data
-            // forwarded before it. When the mobile's window holds nothing new back, no further
-            // duplicate ACK would come: the new hole goes to the policy at once.
+            // forwarded before it. When the mobile's window holds new data back, nothing new
+            // reaches it and no further duplicate ACK would come: the new hole goes to the
+            // policy at once (which may wait while RLC still holds packets).
             self.stats.partial_acks += 1;
             dupack = Some(DupAck { flow: f.flow, hole: ack, partial: true });
         }
