@@ -101,6 +101,7 @@ impl MmPepConfig {
         let rto = (self.min_rto, self.initial_rto, self.max_rto);
         let mut params = CacheParams::new(env, self.cache, self.window_update, self.dupthresh, rto)?;
         params.hold = Hold::from_keys(env, self.hold_for_rlc, self.mobile_window, self.link.as_deref())?;
+        params.partial_ack_rlc = Some(env.radio_link(self.link.as_deref())?.downlink);
         Ok(params)
     }
 
@@ -161,8 +162,6 @@ pub struct MmPepRecovery {
     batch_segments: u64,
     /// Batches not sent because the RLC buffer had no room for a single segment.
     batches_deferred_rlc_full: u64,
-    /// Partial ACKs that found RLC holding packets (no batch).
-    partial_acks_rlc_busy: u64,
 }
 
 /// The mmPEP processor.
@@ -180,7 +179,6 @@ impl MmPep {
             timer_skipped_rlc_busy: 0,
             batch_segments: 0,
             batches_deferred_rlc_full: 0,
-            partial_acks_rlc_busy: 0,
         };
         EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery }
     }
@@ -208,13 +206,6 @@ impl MmPepRecovery {
 
 impl Recovery for MmPepRecovery {
     fn on_dupack(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, d: DupAck) {
-        if d.partial && ctx.held_packets(self.downlink) > 0 {
-            // A batch overtakes what waits in RLC, so its answer can come back before data
-            // forwarded earlier: a partial ACK is no sign of loss while RLC still holds packets
-            // (as footnote 1 holds the timer's batch back).
-            self.partial_acks_rlc_busy += 1;
-            return;
-        }
         if acks.recently_repaired(d.flow, d.hole, ctx.now) {
             self.rebatches_suppressed += 1;
             return;
@@ -247,7 +238,6 @@ impl Recovery for MmPepRecovery {
         map.insert("timer_skipped_rlc_busy".into(), json!(self.timer_skipped_rlc_busy));
         map.insert("batch_segments".into(), json!(self.batch_segments));
         map.insert("batches_deferred_rlc_full".into(), json!(self.batches_deferred_rlc_full));
-        map.insert("partial_acks_rlc_busy".into(), json!(self.partial_acks_rlc_busy));
     }
 }
 

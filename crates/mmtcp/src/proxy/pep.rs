@@ -30,7 +30,7 @@ use super::early_ack::{
 use super::env::ProcessorEnv;
 use super::{PacketProcessor, ProcCtx};
 use crate::error::InputError;
-use crate::ids::{DirId, FlowId};
+use crate::ids::FlowId;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -99,19 +99,18 @@ impl PepConfig {
             return Err(env.error("link", "is used only with hold_for_rlc = true"));
         }
         params.hold = Hold::from_keys(env, self.hold_for_rlc, self.mobile_window, self.link.as_deref())?;
+        // The named link, else the scenario's only radio link, else none (a wired hop).
+        params.partial_ack_rlc = match (&self.link, env.radio_links) {
+            (Some(name), _) => Some(env.radio_link(Some(name))?.downlink),
+            (None, [only]) => Some(only.downlink),
+            (None, _) => None,
+        };
         Ok(params)
     }
 
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {
         let params = self.cache_params(env)?;
-        // The downlink whose RLC gates repairs on partial ACKs: the named link, else the
-        // scenario's only radio link, else none (a wired hop: every partial ACK is acted on).
-        let downlink = match (&self.link, env.radio_links) {
-            (Some(name), _) => Some(env.radio_link(Some(name))?.downlink),
-            (None, [only]) => Some(only.downlink),
-            (None, _) => None,
-        };
-        Ok(Box::new(Pep::new(params, env, self.timeout, downlink)))
+        Ok(Box::new(Pep::new(params, env, self.timeout)))
     }
 }
 
@@ -120,10 +119,6 @@ impl PepConfig {
 #[derive(Debug, Default)]
 pub struct PepRecovery {
     timeout: PepTimeout,
-    /// The downlink whose RLC must hold nothing for a partial ACK to start a repair.
-    downlink: Option<DirId>,
-    /// Partial ACKs that found that RLC holding packets (no repair).
-    partial_acks_rlc_busy: u64,
     /// Segments retransmitted on a duplicate ACK.
     dupack_retransmissions: u64,
     /// Duplicate ACKs of a hole repaired less than a round trip ago.
@@ -136,20 +131,14 @@ pub struct PepRecovery {
 pub type Pep = EarlyAckProxy<PepRecovery>;
 
 impl Pep {
-    pub fn new(params: CacheParams, env: &ProcessorEnv, timeout: PepTimeout, downlink: Option<DirId>) -> Pep {
-        let recovery = PepRecovery { timeout, downlink, ..PepRecovery::default() };
+    pub fn new(params: CacheParams, env: &ProcessorEnv, timeout: PepTimeout) -> Pep {
+        let recovery = PepRecovery { timeout, ..PepRecovery::default() };
         EarlyAckProxy { acks: AckManager::new(params, env.flows), recovery }
     }
 }
 
 impl Recovery for PepRecovery {
     fn on_dupack(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, d: DupAck) {
-        if d.partial && self.downlink.is_some_and(|dl| ctx.held_packets(dl) > 0) {
-            // What RLC still holds (e.g. queued through an outage) may be all the partial ACK
-            // is waiting for: the original copy of the repaired segment can answer the repair.
-            self.partial_acks_rlc_busy += 1;
-            return;
-        }
         if acks.recently_repaired(d.flow, d.hole, ctx.now) {
             self.dupacks_ignored += 1;
             return;
@@ -179,7 +168,6 @@ impl Recovery for PepRecovery {
         map.insert("dupack_retransmissions".into(), json!(self.dupack_retransmissions));
         map.insert("dupacks_ignored".into(), json!(self.dupacks_ignored));
         map.insert("timer_retransmissions".into(), json!(self.timer_retransmissions));
-        map.insert("partial_acks_rlc_busy".into(), json!(self.partial_acks_rlc_busy));
     }
 }
 
@@ -209,7 +197,7 @@ mod tests {
         };
         let env = env(&flows, &links);
         let params = cfg.cache_params(&env).unwrap();
-        Pep::new(params, &env, cfg.timeout, Some(links[0].downlink))
+        Pep::new(params, &env, cfg.timeout)
     }
 
     /// Segments 0..n from the server, forwarded; the outputs discarded.

@@ -33,7 +33,8 @@
 //!   when the cumulative ACK advances or the policy repairs the hole.
 //! - **Partial ACKs** (RFC 6582 §3.2 step 3): an advancing ACK that reaches past everything the
 //!   last repair resent but stays below what had been forwarded when it was made (`recover`) is
-//!   reported to the policy as a new hole, marked partial.
+//!   reported to the policy as a new hole — unless the watched RLC still holds packets, which
+//!   may be what the ACK waits for (`CacheParams::partial_ack_rlc`).
 //! - **Forwarding that waits** ([`Hold`], keys `hold_for_rlc` and `mobile_window`; seed 002
 //!   §III-A: "the base station keeps these packets in its cache until LOS status is resumed"):
 //!   instead of passing on at once, a cached segment waits in the cache until the radio link's
@@ -72,9 +73,6 @@ pub struct DupAck {
     pub flow: FlowId,
     /// The cumulative ACK the mobile repeats: its first missing byte.
     pub hole: u64,
-    /// Whether it is a partial ACK (RFC 6582) rather than a duplicate: the ACK answered the last
-    /// repair but stayed below what had been forwarded before it.
-    pub partial: bool,
 }
 
 /// Counters of the ack management (all flows).
@@ -105,6 +103,9 @@ pub struct AckStats {
     /// Cumulative ACKs of the mobile that answered a repair but stayed below what had been
     /// forwarded before it (RFC 6582 partial ACKs), reported to the policy as a new hole.
     pub partial_acks: u64,
+    /// Those that found the watched RLC holding packets: not reported
+    /// ([`CacheParams::partial_ack_rlc`]).
+    pub partial_acks_rlc_busy: u64,
     /// Retransmission timer expiries with data cached.
     pub timer_expiries: u64,
     /// Segments that waited in the cache before the proxy forwarded them ([`Hold`](super::Hold)).
@@ -451,15 +452,19 @@ impl AckManager {
             // RFC 6582 §3.2 step 3: the repair is answered, yet the mobile still misses data
             // forwarded before it. When the mobile's window holds new data back, nothing new
             // reaches it and no further duplicate ACK would come: the new hole goes to the
-            // policy at once (which may wait while RLC still holds packets).
+            // policy at once, unless RLC still holds what may answer the ACK.
             self.stats.partial_acks += 1;
-            dupack = Some(DupAck { flow: f.flow, hole: ack, partial: true });
+            if self.p.partial_ack_rlc.is_some_and(|dl| ctx.held_packets(dl) > 0) {
+                self.stats.partial_acks_rlc_busy += 1;
+            } else {
+                dupack = Some(DupAck { flow: f.flow, hole: ack });
+            }
         }
         if !advanced && f.high_rx > f.una && (sack.is_empty() || newly_sacked > 0) {
             f.dupacks += 1;
             self.stats.duplicate_acks += 1;
             if f.dupacks >= self.p.dupthresh {
-                dupack = Some(DupAck { flow: f.flow, hole: ack, partial: false });
+                dupack = Some(DupAck { flow: f.flow, hole: ack });
             }
         }
         if f.ack_point > f.last_ack {
@@ -670,6 +675,7 @@ impl AckManager {
             "acks_passed": s.acks_passed,
             "duplicate_acks": s.duplicate_acks,
             "partial_acks": s.partial_acks,
+            "partial_acks_rlc_busy": s.partial_acks_rlc_busy,
             "retransmitted_segments": s.retransmitted_segments,
             "timer_expiries": s.timer_expiries,
             "segments_held": s.segments_held,
@@ -943,7 +949,7 @@ mod tests {
             h.with_ctx(|ctx| p.0.on_packet(ctx, id)).1
         };
         assert_eq!(dup(&mut h, &mut p, MSS, &[]), None, "advancing ACK");
-        let hole = Some(DupAck { flow: FlowId(0), hole: MSS, partial: false });
+        let hole = Some(DupAck { flow: FlowId(0), hole: MSS });
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 3000)]), hole);
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 3000)]), None, "no newly SACKed byte");
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 4000)]), hole);
@@ -1097,8 +1103,9 @@ mod tests {
         assert_eq!(p.0.stats.retransmitted_segments, 3);
     }
 
-    #[test]
-    fn test_mobile_window_holds_new_data_beyond_the_advertised_edge() {
+    /// A proxy keeping the mobile's window (3 segments, from its SYN-ACK) that has received
+    /// segments 0..5 from the server; what it sent is left in the harness.
+    fn five_segments_behind_a_three_segment_window() -> (Harness, Bare) {
         let mut h = Harness::new();
         let mut p = holding(10 * MSS, Hold { rlc: None, mobile_window: true });
         let syn_ack = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 3 * MSS);
@@ -1107,6 +1114,12 @@ mod tests {
             let id = h.data(k);
             h.packet(&mut p, id);
         }
+        (h, p)
+    }
+
+    #[test]
+    fn test_mobile_window_holds_new_data_beyond_the_advertised_edge() {
+        let (mut h, mut p) = five_segments_behind_a_three_segment_window();
         let out = h.take();
         assert_eq!(seqs_to_mobile(&out), [0, 1, 2], "the mobile's window is 3 segments");
         assert_eq!(to_server(&out)[4].tcp.ack, 5 * MSS, "all five are cached and early-ACKed");
@@ -1127,14 +1140,7 @@ mod tests {
     /// before the new data the window releases (else that data fills the radio's buffer first).
     #[test]
     fn test_repair_goes_ahead_of_the_data_an_ack_releases() {
-        let mut h = Harness::new();
-        let mut p = holding(10 * MSS, Hold { rlc: None, mobile_window: true });
-        let syn_ack = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 3 * MSS);
-        h.packet(&mut p, syn_ack);
-        for k in 0..5 {
-            let id = h.data(k);
-            h.packet(&mut p, id);
-        }
+        let (mut h, mut p) = five_segments_behind_a_three_segment_window();
         assert_eq!(seqs_to_mobile(&h.take()), [0, 1, 2]);
         // Segment 0 lost: the mobile SACKs 1..3 and its window reaches segment 5.
         let id = h.ack(0, &[(MSS, 3 * MSS)]);

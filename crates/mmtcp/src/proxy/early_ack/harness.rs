@@ -48,6 +48,7 @@ pub fn params(cache: u64) -> CacheParams {
         initial_rto: DEFAULT_INITIAL_RTO.0,
         max_rto: DEFAULT_MAX_RTO.0,
         hold: Hold::default(),
+        partial_ack_rlc: None,
     }
 }
 

@@ -69,6 +69,11 @@ pub struct CacheParams {
     pub max_rto: Duration,
     /// When forwarding waits (default: never, the proxy forwards what arrives at once).
     pub hold: Hold,
+    /// The radio downlink whose RLC must hold nothing for a partial ACK to start a repair: a
+    /// repair can overtake (mmPEP's priority) or be answered by (the original of a segment
+    /// queued through an outage) what RLC still holds, so a partial ACK is then no sign of loss.
+    /// `None`: every partial ACK starts one (no radio hop to wait for).
+    pub partial_ack_rlc: Option<DirId>,
 }
 
 impl CacheParams {
@@ -120,6 +125,7 @@ impl CacheParams {
             initial_rto: initial_rto.0,
             max_rto: max_rto.0,
             hold: Hold::default(),
+            partial_ack_rlc: None,
         })
     }
 }
