@@ -8,6 +8,7 @@
 //! when it asks for them ([`CongestionControl::wants_all_acks`], BBR). Windows are in bytes.
 
 pub mod bbr;
+pub mod coupling;
 pub mod cubic;
 pub mod hystart;
 pub mod newreno;
@@ -15,6 +16,7 @@ pub mod newreno;
 use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime};
 pub use bbr::Bbr;
+pub use coupling::{Siblings, SubflowView};
 pub use cubic::{Cubic, CubicConfig};
 pub use hystart::HyStartKind;
 pub use newreno::NewReno;
@@ -145,6 +147,11 @@ pub trait CongestionControl {
     /// `CA_EVENT_TX_START`); `app_limited` says its app-limited mark is set, i.e. the flow is
     /// restarting after an idle period caused by the application.
     fn on_tx_start(&mut self, _now: SimTime, _app_limited: bool) {}
+
+    /// An MP-TCP subflow's controller reads its connection's subflows, just before the sender
+    /// hands it an ACK or a timeout (see [`coupling`]). Coupled controllers keep what they need
+    /// of it; the default, for uncoupled ones, reads nothing.
+    fn couple(&mut self, _siblings: &Siblings) {}
 }
 
 /// The algorithm a scenario asks for.
@@ -247,5 +254,8 @@ impl CongestionControl for AnyCc {
     }
     fn on_tx_start(&mut self, now: SimTime, app_limited: bool) {
         dispatch!(self, c => c.on_tx_start(now, app_limited))
+    }
+    fn couple(&mut self, siblings: &Siblings) {
+        dispatch!(self, c => c.couple(siblings))
     }
 }
