@@ -1,4 +1,5 @@
-//! Transport protocols: TCP and its congestion controllers.
+//! Transport protocols: TCP, its congestion controllers, and Multipath TCP over TCP subflows.
 
 pub mod cc;
+pub mod mptcp;
 pub mod tcp;

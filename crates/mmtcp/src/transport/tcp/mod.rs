@@ -10,6 +10,11 @@
 //! back-off, congestion control behind [`crate::transport::cc::CongestionControl`]. A profile
 //! ([`profile::Profile`]) bundles the defaults of Linux, ns-3 or the RFCs.
 //!
+//! An MP-TCP subflow is the same sender and receiver with a subflow part
+//! ([`TcpSender::new_subflow`], [`TcpReceiver::set_subflow`]): the connection feeds the sender
+//! mapped chunks ([`dss_map`]) and reads its state; the receiver's ACKs carry the DATA_ACK and the
+//! connection's window (RFC 8684 §3.3).
+//!
 //! Simplifications, each a documented choice: 64-bit sequence numbers that never wrap; no FIN
 //! teardown (a flow ends with the simulation or when a download's last byte is delivered); no
 //! Nagle (the sender behaves as with TCP_NODELAY); no D-SACK, no RACK/TLP, no F-RTO, no undo of
@@ -19,6 +24,7 @@
 //! covers, or at a read limit, whose raising sends a window update).
 
 pub mod config;
+pub mod dss_map;
 pub mod intervals;
 pub mod profile;
 pub mod receiver;

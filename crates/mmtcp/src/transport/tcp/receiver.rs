@@ -26,7 +26,7 @@ use super::intervals::IntervalSet;
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
-use crate::net::{Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO};
+use crate::net::{Dss, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, MAX_WINDOW, NO_ECHO};
 use crate::sim::{Duration, SimTime, Timer};
 use std::collections::VecDeque;
 
@@ -98,7 +98,18 @@ pub struct TcpReceiver {
     ts_recent: SimTime,
     /// Last.ACK.sent (RFC 7323 §4.3): the cumulative ACK of the last segment sent.
     last_ack_sent: u64,
+    /// Set when this receiver is an MP-TCP subflow's.
+    subflow: Option<SubflowAck>,
     pub stats: ReceiverStats,
+}
+
+/// What an MP-TCP subflow's ACKs carry besides its own acknowledgement: the DATA_ACK and the
+/// connection's receive window (RFC 8684 §3.3.2, §3.3.5), as the connection last set them.
+#[derive(Clone, Copy, Debug)]
+struct SubflowAck {
+    index: u8,
+    data_ack: u64,
+    window: u64,
 }
 
 impl TcpReceiver {
@@ -127,7 +138,24 @@ impl TcpReceiver {
             timestamps: cfg.timestamps,
             ts_recent: NO_ECHO,
             last_ack_sent: 0,
+            subflow: None,
             stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Makes this the receiver of subflow `index` of an MP-TCP connection, whose receive buffer
+    /// holds the data: the subflow keeps none of its own (it never drops data for want of
+    /// room) and advertises the connection's window ([`Self::set_data_ack`]).
+    pub fn set_subflow(&mut self, index: u8) {
+        self.receive_buffer = MAX_WINDOW;
+        self.subflow = Some(SubflowAck { index, data_ack: 0, window: 0 });
+    }
+
+    /// The connection's DATA_ACK and window, for the ACKs this subflow sends from now on.
+    pub fn set_data_ack(&mut self, data_ack: u64, window: u64) {
+        if let Some(sub) = self.subflow.as_mut() {
+            sub.data_ack = data_ack;
+            sub.window = window;
         }
     }
 
@@ -358,13 +386,18 @@ impl TcpReceiver {
 
     fn send(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
         let sack = if flags == TcpFlags::ACK { self.sack_blocks() } else { SackBlocks::default() };
-        let window = self.window();
+        let (window, dss) = match self.subflow {
+            None => (self.window(), None),
+            Some(sub) => {
+                (sub.window, Some(Dss { subflow: sub.index, mapping: None, data_ack: Some(sub.data_ack) }))
+            }
+        };
         self.advertised_edge = self.rcv_nxt + window;
         // The receive buffer, and so the window, is at most MAX_WINDOW (TcpConfig::validate).
         let tcp = TcpHeader { ack: self.rcv_nxt, window: window as u32, flags, ..Default::default() };
         self.last_ack_sent = self.rcv_nxt;
         let echo = if self.timestamps { self.ts_recent } else { NO_ECHO };
-        ctx.emit(self.ends, Side::Sender, (tcp, &TcpOptions { sack, dss: None }), echo);
+        ctx.emit(self.ends, Side::Sender, (tcp, &TcpOptions { sack, dss }), echo);
     }
 }
 

@@ -20,15 +20,16 @@
 //! and after each partial ACK.
 
 use super::config::Recovery;
+use super::dss_map::DssMap;
 use super::rto::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard, TxStamp};
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
-use crate::net::{Packet, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO, TCP_IP_HEADER_BYTES};
+use crate::net::{Dss, Packet, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO, TCP_IP_HEADER_BYTES};
 use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime, Timer};
-use crate::transport::cc::{AckSample, AckState, AnyCc, CongestionControl, RateSample};
+use crate::transport::cc::{AckSample, AckState, AnyCc, CongestionControl, RateSample, Siblings, SubflowView};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Handshake {
@@ -147,7 +148,21 @@ pub struct TcpSender {
     /// A window set from outside the sender (a cross-layer proxy's control message), used
     /// instead of the congestion controller's while set. The controller keeps running beneath.
     pinned_cwnd: Option<u64>,
+    /// The delivered count (`rate.delivered`) at the last congestion event and at the one
+    /// before: the loss history coupled controllers read (OLIA's ℓ).
+    delivered_at_loss: [u64; 2],
+    /// Set when this sender is an MP-TCP subflow.
+    subflow: Option<Subflow>,
     pub stats: SenderStats,
+}
+
+/// What an MP-TCP subflow adds to a TCP sender: its index in the connection and the mapping of
+/// its sequence space to the connection's. The connection's receive window, not the subflow's,
+/// limits what is sent (RFC 8684 §3.3.5), and the connection checks it before handing data over.
+#[derive(Clone, Debug)]
+struct Subflow {
+    index: u8,
+    map: DssMap,
 }
 
 impl TcpSender {
@@ -187,8 +202,19 @@ impl TcpSender {
             cwnd_limited: false,
             force_retransmit: false,
             pinned_cwnd: None,
+            delivered_at_loss: [0; 2],
+            subflow: None,
             stats: SenderStats::default(),
         }
+    }
+
+    /// Subflow `index` of an MP-TCP connection: its data comes from the connection
+    /// ([`Self::write_mapped`]), whose send buffer and receive window bound it.
+    pub fn new_subflow(ends: Endpoint, opener: Opener, cfg: &TcpConfig, cc_rng: Rng, index: u8) -> Self {
+        let mut sender = TcpSender::new(ends, opener, cfg, cc_rng);
+        sender.send_buffer = u64::MAX;
+        sender.subflow = Some(Subflow { index, map: DssMap::new() });
+        sender
     }
 
     // ----------------------------------------------------------------------------------------
@@ -228,6 +254,68 @@ impl TcpSender {
     /// Bytes written by the application so far.
     pub fn app_written(&self) -> u64 {
         self.app_end
+    }
+    /// Bytes written and not yet sent once.
+    pub fn unsent(&self) -> u64 {
+        self.app_end - self.sb.high_data()
+    }
+    /// Bytes the congestion window lets out beyond what is in flight.
+    pub fn window_room(&self) -> u64 {
+        self.cwnd().saturating_sub(self.sb.pipe())
+    }
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+    /// What a coupled controller of a sibling subflow may read of this one.
+    pub fn view(&self) -> SubflowView {
+        let [last, before] = self.delivered_at_loss;
+        SubflowView {
+            cwnd: self.cwnd(),
+            ssthresh: self.cc.ssthresh(),
+            srtt: self.rtt.srtt(),
+            mss: self.mss,
+            delivered_since_loss: self.rate.delivered - last,
+            delivered_between_losses: last - before,
+            in_recovery: self.ca != CaState::Open,
+            established: self.is_established(),
+        }
+    }
+    /// The data-sequence mappings of this subflow's unacknowledged bytes (MP-TCP subflows).
+    pub fn dss_map(&self) -> Option<&DssMap> {
+        self.subflow.as_ref().map(|s| &s.map)
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // MP-TCP subflow inputs
+
+    /// Hands this subflow the connection's bytes `dsn .. dsn + len` (at most one segment) to
+    /// send as its next segment. Nothing is sent until [`Self::send_pending`].
+    pub fn write_mapped(&mut self, dsn: u64, len: u16) {
+        let sub = self.subflow.as_mut().expect("write_mapped on a subflow");
+        debug_assert!(len > 0 && u32::from(len) <= self.mss);
+        sub.map.push(dsn, len);
+        self.app_end += u64::from(len);
+    }
+
+    /// Sends what the window allows of what was written.
+    pub fn send_pending(&mut self, ctx: &mut TcpCtx) {
+        self.try_send(ctx);
+    }
+
+    /// The connection has no more data for this subflow while its window has room: rate samples
+    /// of what is in flight now understate the path (as `try_send` notes for a single-path
+    /// sender whose application ran dry).
+    pub fn note_app_limited(&mut self) {
+        let pipe = self.sb.pipe();
+        if self.unsent() == 0 && pipe < self.cwnd() {
+            self.rate.app_limited = (self.rate.delivered + pipe).max(1);
+            self.cwnd_limited = false;
+        }
+    }
+
+    /// The controller reads its connection's subflows (see [`crate::transport::cc::coupling`]).
+    pub fn couple(&mut self, siblings: &Siblings) {
+        self.cc.couple(siblings);
     }
 
     // ----------------------------------------------------------------------------------------
@@ -349,6 +437,9 @@ impl TcpSender {
         let sacked_new = acked.bytes;
         acked.merge(self.sb.ack(ack));
         let advanced = ack > prior_una;
+        if let Some(sub) = self.subflow.as_mut() {
+            sub.map.release_below(ack);
+        }
         self.on_delivered(ctx.now, &acked);
 
         // Karn's rule gives no sample when retransmitted data was acknowledged; the timestamp
@@ -556,6 +647,7 @@ impl TcpSender {
     fn enter_recovery(&mut self, now: SimTime) {
         self.ca = CaState::Recovery { point: self.sb.high_data() };
         self.stats.fast_recoveries += 1;
+        self.delivered_at_loss = [self.rate.delivered, self.delivered_at_loss[0]];
         let prior_cwnd = self.cc.cwnd();
         // RFC 5681 §3.2 step 2: FlightSize without what limited transmit sent.
         let flight = self.sb.outstanding().saturating_sub(self.limited_transmit);
@@ -608,6 +700,9 @@ impl TcpSender {
         }
         self.stats.rto_count += 1;
         let already_reduced = self.ca != CaState::Open;
+        if !already_reduced {
+            self.delivered_at_loss = [self.rate.delivered, self.delivered_at_loss[0]];
+        }
         self.prr = None;
         self.limited_transmit = 0;
         self.cc.on_rto(ctx.now, self.sb.outstanding(), already_reduced);
@@ -657,6 +752,14 @@ impl TcpSender {
             let high = self.sb.high_data();
             let avail = self.app_end - high;
             if avail == 0 {
+                // A subflow is fed by its connection up to its window: a full window means the
+                // window, not the application, held it back.
+                // Whether it is application-limited only the connection knows, after it has
+                // handed out what it has (`Self::note_app_limited`).
+                if self.subflow.is_some() {
+                    self.cwnd_limited = pipe + u64::from(self.mss) > cwnd;
+                    break;
+                }
                 self.cwnd_limited = false;
                 // The application has nothing more while the window has room: rate samples of
                 // what is in flight now understate the path (Linux `tcp_rate_check_app_limited`;
@@ -667,7 +770,7 @@ impl TcpSender {
                 break;
             }
             let len = avail.min(self.mss as u64);
-            if high + len > self.sb.una() + self.rwnd {
+            if self.subflow.is_none() && high + len > self.sb.una() + self.rwnd {
                 self.cwnd_limited = false;
                 break;
             }
@@ -704,7 +807,16 @@ impl TcpSender {
         self.stats.bytes_sent += len as u64;
         // MSS ≤ 65 483 B (TcpConfig::validate): a segment's length fits the header's 16 bits.
         let tcp = TcpHeader { seq, len: len as u16, flags: TcpFlags::ACK, ..Default::default() };
-        ctx.emit(self.ends, Side::Receiver, (tcp, &TcpOptions::NONE), first_sent_at);
+        match &self.subflow {
+            None => ctx.emit(self.ends, Side::Receiver, (tcp, &TcpOptions::NONE), first_sent_at),
+            Some(sub) => {
+                let mapping = sub.map.at(seq);
+                debug_assert!(mapping.is_some_and(|m| u32::from(m.len) == len), "a segment is one mapping");
+                let dss = Dss { subflow: sub.index, mapping, data_ack: None };
+                let options = TcpOptions { dss: Some(dss), ..TcpOptions::NONE };
+                ctx.emit(self.ends, Side::Receiver, (tcp, &options), first_sent_at);
+            }
+        }
     }
 
     fn send_control(&mut self, ctx: &mut TcpCtx, flags: TcpFlags) {
