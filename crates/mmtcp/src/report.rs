@@ -15,11 +15,12 @@
 
 use crate::ids::{DirId, NodeId};
 use crate::metrics::LogHistogram;
+use crate::net::Side;
 use crate::radio::direction::RadioDirection;
 use crate::scenario::{Loaded, Scenario};
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::topology::AnyDirection;
-use crate::world::{Flow, Stop, World};
+use crate::world::{Connection, Entry, Flow, Stop, World};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
@@ -96,6 +97,49 @@ struct FlowSummary<'a> {
     owd_ms: Latency,
     completion_seconds: Option<f64>,
     final_cwnd_bytes: u64,
+    /// MP-TCP: each subflow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subflows: Option<Vec<SubflowSummary<'a>>>,
+    /// MP-TCP: the connection level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mptcp: Option<MptcpSummary>,
+}
+
+#[derive(Serialize)]
+struct SubflowSummary<'a> {
+    name: &'a str,
+    /// The data path's nodes.
+    path: Vec<&'a str>,
+    backup: bool,
+    /// When it began to join (the first: when the connection started); `None`: never joined.
+    start_seconds: Option<f64>,
+    goodput_bps: f64,
+    /// Bytes delivered in order on this subflow (copies re-injected or sent redundantly included).
+    bytes_delivered: u64,
+    /// This subflow's part of the bytes all subflows delivered.
+    share: f64,
+    segments_sent: u64,
+    retransmitted_segments: u64,
+    rto_count: u64,
+    fast_recoveries: u64,
+    rtt_ms: Latency,
+    final_cwnd_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct MptcpSummary {
+    scheduler: &'static str,
+    /// Bytes sent again on another subflow after a subflow's timeout, and how many timeouts
+    /// queued any.
+    reinjected_bytes: u64,
+    reinjection_events: u64,
+    /// Bytes that reached the connection a second time.
+    duplicate_bytes: u64,
+    /// Bytes held in the connection's receive buffer waiting for earlier data.
+    reorder_buffer_mean_bytes: f64,
+    reorder_buffer_max_bytes: u64,
+    /// How long each chunk waited there (zero for data that arrived in order).
+    reorder_delay_ms: Latency,
 }
 
 #[derive(Serialize)]
@@ -158,7 +202,142 @@ fn latency_ms(h: &LogHistogram) -> Latency {
 
 /// One entry per flow. `scenario` is the resolved scenario the world was built from.
 fn flows<'a>(world: &'a World, scenario: &'a Scenario, end: SimTime) -> Vec<FlowSummary<'a>> {
-    world.flows().iter().zip(&scenario.flows).map(|(f, config)| flow(world, f, config, end)).collect()
+    world
+        .entries()
+        .iter()
+        .zip(&scenario.flows)
+        .map(|(&entry, config)| match entry {
+            Entry::Tcp(f) => flow(world, &world.flows()[f], config, end),
+            Entry::Mptcp(c) => connection(world, &world.connections()[c], config, end),
+        })
+        .collect()
+}
+
+/// Bytes × 8 over the time from `begin` to `until`.
+fn goodput_bps(bytes: u64, begin: SimTime, until: SimTime) -> f64 {
+    let active = until.saturating_since(begin).as_secs_f64();
+    if active > 0.0 {
+        bytes as f64 * 8.0 / active
+    } else {
+        0.0
+    }
+}
+
+/// The drops of `flows`' packets on links, and `buffer_drops` at the receiver `dst`.
+fn drops(world: &World, flows: &[Flow], dst: NodeId, buffer_drops: u64) -> Drops {
+    let topology = world.topology();
+    let name = |node: NodeId| topology.node_name(node);
+    let mut by_dir: Vec<(DirId, [u64; 2])> =
+        flows.iter().flat_map(|f| f.link_drops().iter().copied()).collect();
+    by_dir.sort_by_key(|(d, _)| d.0);
+    let (mut queue_full, mut errors) = (0u64, 0u64);
+    let mut by_place: Vec<(String, u64)> = Vec::new();
+    let mut last = None;
+    for (d, [q, e]) in by_dir {
+        queue_full += q;
+        errors += e;
+        if last == Some(d) {
+            by_place.last_mut().expect("pushed").1 += q + e;
+            continue;
+        }
+        last = Some(d);
+        let label =
+            format!("{} {}→{}", topology.link_of(d).name, name(topology.from(d)), name(topology.to(d)));
+        by_place.push((label, q + e));
+    }
+    if buffer_drops > 0 {
+        by_place.push((format!("{} receive buffer", name(dst)), buffer_drops));
+    }
+    Drops {
+        total: queue_full + errors + buffer_drops,
+        by_cause: DropCauses { queue_full, link_error: errors, receive_buffer: buffer_drops },
+        by_place: Ordered(by_place),
+    }
+}
+
+/// An MP-TCP connection: the connection level, with the subflows' counters summed and each
+/// subflow listed.
+fn connection<'a>(
+    world: &'a World,
+    c: &'a Connection,
+    config: &'a crate::scenario::schema::FlowConfig,
+    end: SimTime,
+) -> FlowSummary<'a> {
+    let topology = world.topology();
+    let subflows = &world.flows()[c.subflows()];
+    let rx = &c.data_receiver().stats;
+    let begin = c.start();
+    let until = c.completed_at().unwrap_or(end);
+    let sum = |get: &dyn Fn(&Flow) -> u64| subflows.iter().map(get).sum::<u64>();
+    let mut rtt = LogHistogram::default();
+    for f in subflows {
+        rtt.merge(&f.sender().stats.rtt);
+    }
+    let arrived = sum(&|f| f.receiver().stats.segments_arrived);
+    let delivered_all = sum(&|f| f.receiver().stats.bytes_delivered);
+    let subflow_list = subflows
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            let route = world.routes().hops(f.route(Side::Receiver));
+            let mut path = vec![topology.node_name(topology.from(route[0]))];
+            path.extend(route.iter().map(|&d| topology.node_name(topology.to(d))));
+            let bytes = f.receiver().stats.bytes_delivered;
+            let tx = &f.sender().stats;
+            let joined = f.sender().is_established() || tx.segments_sent > 0 || k == 0;
+            SubflowSummary {
+                name: f.name(),
+                path,
+                backup: c.is_backup(k),
+                start_seconds: joined.then(|| f.start().as_secs_f64()),
+                goodput_bps: if joined { goodput_bps(bytes, f.start(), until) } else { 0.0 },
+                bytes_delivered: bytes,
+                share: if delivered_all > 0 { bytes as f64 / delivered_all as f64 } else { 0.0 },
+                segments_sent: tx.segments_sent,
+                retransmitted_segments: tx.retransmitted_segments,
+                rto_count: tx.rto_count,
+                fast_recoveries: tx.fast_recoveries,
+                rtt_ms: latency_ms(&tx.rtt),
+                final_cwnd_bytes: f.sender().cwnd(),
+            }
+        })
+        .collect();
+    let data_tx = &c.data_sender().stats;
+    FlowSummary {
+        name: c.name(),
+        from: topology.node_name(c.src()),
+        to: topology.node_name(c.dst()),
+        transport: &config.transport.kind,
+        cc: config.transport.tcp.cc.name(),
+        app: config.app.name(),
+        start_seconds: begin.as_secs_f64(),
+        goodput_bps: goodput_bps(rx.bytes_delivered, begin, until),
+        bytes_delivered: rx.bytes_delivered,
+        delivered_segments: rx.chunks_delivered,
+        segments_sent: sum(&|f| f.sender().stats.segments_sent),
+        bytes_sent: sum(&|f| f.sender().stats.bytes_sent),
+        retransmitted_segments: sum(&|f| f.sender().stats.retransmitted_segments),
+        rto_count: sum(&|f| f.sender().stats.rto_count),
+        fast_recoveries: sum(&|f| f.sender().stats.fast_recoveries),
+        dropped_segments: drops(world, subflows, c.dst(), rx.buffer_drops),
+        arrived_segments: arrived,
+        duplicate_segments: sum(&|f| f.receiver().stats.duplicate_segments),
+        delivery_ratio: (arrived > 0).then(|| rx.chunks_delivered as f64 / arrived as f64),
+        rtt_ms: latency_ms(&rtt),
+        owd_ms: latency_ms(&rx.owd),
+        completion_seconds: c.completed_at().map(|t| t.saturating_since(begin).as_secs_f64()),
+        final_cwnd_bytes: sum(&|f| f.sender().cwnd()),
+        subflows: Some(subflow_list),
+        mptcp: Some(MptcpSummary {
+            scheduler: c.scheduler().name(),
+            reinjected_bytes: data_tx.reinjected_bytes,
+            reinjection_events: data_tx.reinjection_events,
+            duplicate_bytes: rx.duplicate_bytes,
+            reorder_buffer_mean_bytes: rx.mean_held(end, c.data_receiver().held()),
+            reorder_buffer_max_bytes: rx.max_held,
+            reorder_delay_ms: latency_ms(&rx.reorder_delay),
+        }),
+    }
 }
 
 fn flow<'a>(
@@ -167,27 +346,11 @@ fn flow<'a>(
     config: &'a crate::scenario::schema::FlowConfig,
     end: SimTime,
 ) -> FlowSummary<'a> {
-    let topology = world.topology();
-    let name = |node: NodeId| topology.node_name(node);
-    let dir_label = |dir: DirId| {
-        format!("{} {}→{}", topology.link_of(dir).name, name(topology.from(dir)), name(topology.to(dir)))
-    };
+    let name = |node: NodeId| world.topology().node_name(node);
     let rx = &f.receiver().stats;
     let tx = &f.sender().stats;
     let begin = f.start();
     let until = f.completed_at().unwrap_or(end);
-    let active = until.saturating_since(begin).as_secs_f64();
-    let goodput = if active > 0.0 { rx.bytes_delivered as f64 * 8.0 / active } else { 0.0 };
-    let mut by_place = Vec::new();
-    let (mut queue_full, mut errors) = (0u64, 0u64);
-    for &(d, [q, e]) in f.link_drops() {
-        queue_full += q;
-        errors += e;
-        by_place.push((dir_label(d), q + e));
-    }
-    if rx.buffer_drops > 0 {
-        by_place.push((format!("{} receive buffer", name(f.dst())), rx.buffer_drops));
-    }
     FlowSummary {
         name: f.name(),
         from: name(f.src()),
@@ -196,7 +359,7 @@ fn flow<'a>(
         cc: config.transport.tcp.cc.name(),
         app: config.app.name(),
         start_seconds: begin.as_secs_f64(),
-        goodput_bps: goodput,
+        goodput_bps: goodput_bps(rx.bytes_delivered, begin, until),
         bytes_delivered: rx.bytes_delivered,
         delivered_segments: rx.segments_delivered,
         segments_sent: tx.segments_sent,
@@ -204,11 +367,7 @@ fn flow<'a>(
         retransmitted_segments: tx.retransmitted_segments,
         rto_count: tx.rto_count,
         fast_recoveries: tx.fast_recoveries,
-        dropped_segments: Drops {
-            total: queue_full + errors + rx.buffer_drops,
-            by_cause: DropCauses { queue_full, link_error: errors, receive_buffer: rx.buffer_drops },
-            by_place: Ordered(by_place),
-        },
+        dropped_segments: drops(world, std::slice::from_ref(f), f.dst(), rx.buffer_drops),
         arrived_segments: rx.segments_arrived,
         duplicate_segments: rx.duplicate_segments,
         delivery_ratio: (rx.segments_arrived > 0)
@@ -217,6 +376,8 @@ fn flow<'a>(
         owd_ms: latency_ms(&rx.owd),
         completion_seconds: f.completed_at().map(|t| t.saturating_since(begin).as_secs_f64()),
         final_cwnd_bytes: f.sender().cwnd(),
+        subflows: None,
+        mptcp: None,
     }
 }
 

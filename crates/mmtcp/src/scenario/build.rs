@@ -1,7 +1,9 @@
 //! From a typed scenario to a runnable `World`: names resolved, cross-references and ranges
 //! checked (each failure one `InputError` naming the field), then components wired up.
 
-use super::schema::{DirectionConfig, LinkKind, Scenario, DEFAULT_BUFFER};
+use super::schema::{
+    DirectionConfig, FlowConfig, LinkKind, Scenario, TransportKind, DEFAULT_BUFFER, MAX_SUBFLOWS,
+};
 use crate::app::App;
 use crate::channel::markov_pair::{MarkovPair, MarkovPairConfig};
 use crate::channel::{AnyChannel, ChannelConfig};
@@ -19,7 +21,7 @@ use crate::sim::{Duration, Rng, SimTime};
 use crate::topology::routing::{resolve_path, reversed, PathSearch};
 use crate::topology::{AnyDirection, LinkInfo, Topology};
 use crate::units::BufferLimit;
-use crate::world::{ChannelDriver, DriverProcess, FlowSpec, World, WorldBuilder};
+use crate::world::{ChannelDriver, ConnectionSpec, DriverProcess, FlowSpec, World, WorldBuilder};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -211,7 +213,56 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
         }
         f.transport.tcp.validate().map_err(|(k, m)| err(format!("flow[{i}].transport.{k}"), m))?;
         f.app.validate().map_err(|(k, m)| err(format!("flow[{i}].app.{k}"), m))?;
+        resolve_mptcp(f).map_err(|(k, m)| err(format!("flow[{i}].{k}"), m))?;
     }
+    if let Some(i) = s.flows.iter().position(|f| f.transport.kind == TransportKind::Mptcp) {
+        if let Some(n) = s.nodes.iter().position(|n| !n.processors.is_empty()) {
+            return Err(err(
+                format!("node[{n}].processors"),
+                format!(
+                    "packet processors do not handle MP-TCP subflows yet, and flow[{i}] (\"{}\") is MP-TCP; remove one of them",
+                    s.flows[i].name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The MP-TCP keys of a flow: checked against its kind, defaults filled in for `mptcp`.
+/// `Err((field, message))` names the key relative to the flow.
+fn resolve_mptcp(f: &mut FlowConfig) -> Result<(), (String, String)> {
+    let t = &mut f.transport;
+    if t.kind == TransportKind::Tcp {
+        let given = [
+            ("subflows", !t.subflows.is_empty()),
+            ("scheduler", t.scheduler.is_some()),
+            ("join_delay", t.join_delay.is_some()),
+        ];
+        if let Some((key, _)) = given.iter().find(|(_, g)| *g) {
+            return Err((format!("transport.{key}"), "is an MP-TCP key; it needs kind = \"mptcp\"".into()));
+        }
+        return Ok(());
+    }
+    for (key, given) in [("path", f.path.is_some()), ("ack_path", f.ack_path.is_some())] {
+        if given {
+            return Err((
+                key.into(),
+                format!("an MP-TCP flow gives a path per subflow: transport.subflows = [{{ {key} = [...] }}, ...]"),
+            ));
+        }
+    }
+    if t.subflows.is_empty() || t.subflows.len() > MAX_SUBFLOWS {
+        return Err((
+            "transport.subflows".into(),
+            format!(
+                "{} subflows; an MP-TCP flow has 1 to {MAX_SUBFLOWS}, e.g. subflows = [{{ path = [\"ue\", \"enb\"] }}]",
+                t.subflows.len()
+            ),
+        ));
+    }
+    t.scheduler.get_or_insert_default();
+    t.join_delay.get_or_insert_default();
     Ok(())
 }
 
@@ -354,25 +405,57 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
     for c in channels {
         world.add_channel(c);
     }
-    for ((f, config), route) in s.flows.iter().enumerate().zip(routes) {
+    let mut routes = routes.into_iter();
+    for config in &s.flows {
         let start = SimTime::ZERO + config.start.0;
         let tcp = &config.transport.tcp;
         let app_rng = Rng::for_component(seed, &format!("flow/{}/app", config.name));
         let app = App::new(&config.app, tcp.mss.0, start, app_rng);
-        let routes = [world.add_route(&route.data), world.add_route(&route.ack)];
-        let spec = FlowSpec {
-            name: config.name.clone(),
-            src: node_ids[config.from.as_str()],
-            dst: node_ids[config.to.as_str()],
-            start,
-            tcp,
-            app_config: &config.app,
-            app,
-            routes,
-            cc_rng: Rng::for_component(seed, &format!("flow/{}/cc", config.name)),
+        let (src, dst) = (node_ids[config.from.as_str()], node_ids[config.to.as_str()]);
+        let mut spec = |world: &mut WorldBuilder, name: String, cc: String| {
+            let route = routes.next().expect("a route per flow and subflow");
+            FlowSpec {
+                name,
+                src,
+                dst,
+                start,
+                tcp,
+                app_config: &config.app,
+                app: None,
+                subflow_of: None,
+                routes: [world.add_route(&route.data), world.add_route(&route.ack)],
+                cc_rng: Rng::for_component(seed, &cc),
+            }
         };
-        let id = world.add_flow(spec);
-        debug_assert_eq!(id, FlowId(f as u32));
+        match config.transport.kind {
+            TransportKind::Tcp => {
+                let flow = spec(&mut world, config.name.clone(), format!("flow/{}/cc", config.name));
+                world.add_flow(FlowSpec { app: Some(app), ..flow });
+            }
+            TransportKind::Mptcp => {
+                let t = &config.transport;
+                let subflows = (0..t.subflows.len())
+                    .map(|k| {
+                        let name = format!("{}.sf{k}", config.name);
+                        spec(&mut world, name, format!("flow/{}/sf{k}/cc", config.name))
+                    })
+                    .collect();
+                let connection = ConnectionSpec {
+                    name: config.name.clone(),
+                    src,
+                    dst,
+                    start,
+                    app,
+                    total: config.app.total(),
+                    send_buffer: tcp.send_buffer.0,
+                    receive_buffer: tcp.receive_buffer.0,
+                    scheduler: t.scheduler.unwrap_or_default(),
+                    join_delay: t.join_delay.unwrap_or_default().0,
+                    backup: t.subflows.iter().map(|sf| sf.backup).collect(),
+                };
+                world.add_connection(connection, subflows);
+            }
+        }
     }
     for slot in build_processors(s, (file, seed), world.topology().links(), world.dirs(), &node_ids)? {
         world.add_processor(slot);
@@ -400,33 +483,64 @@ struct FlowRoutes {
     ack: Vec<DirId>,
 }
 
-/// Each flow's data route and ACK route: pinned (`path`, `ack_path`) or the fewest hops
-/// (`topology::routing`); ACKs take the data route's links back unless `ack_path` says otherwise.
-/// One search from each sending node serves all of its flows.
+/// What one route search is asked for: a TCP flow's, or one MP-TCP subflow's, ends and pins.
+struct RouteRequest<'a> {
+    /// Where its keys sit: `flow[i]` or `flow[i].transport.subflows[k]`.
+    field: String,
+    /// The flow's index, for errors about its ends.
+    flow: usize,
+    path: Option<&'a [String]>,
+    ack_path: Option<&'a [String]>,
+}
+
+/// Each TCP flow's and each MP-TCP subflow's data route and ACK route, in the scenario's order
+/// (a flow's subflows in their order): pinned (`path`, `ack_path`) or the fewest hops
+/// (`topology::routing`); ACKs take the data route's links back unless `ack_path` says
+/// otherwise. One search from each sending node serves all of its flows.
 fn flow_routes(
     s: &Scenario,
     file: &str,
     topology: &Topology,
     node_ids: &HashMap<&str, NodeId>,
 ) -> Result<Vec<FlowRoutes>, InputError> {
+    let mut requests = Vec::with_capacity(s.flows.len());
+    for (i, f) in s.flows.iter().enumerate() {
+        match f.transport.kind {
+            TransportKind::Tcp => requests.push(RouteRequest {
+                field: format!("flow[{i}]"),
+                flow: i,
+                path: f.path.as_deref(),
+                ack_path: f.ack_path.as_deref(),
+            }),
+            TransportKind::Mptcp => {
+                requests.extend(f.transport.subflows.iter().enumerate().map(|(k, sf)| RouteRequest {
+                    field: format!("flow[{i}].transport.subflows[{k}]"),
+                    flow: i,
+                    path: sf.path.as_deref(),
+                    ack_path: sf.ack_path.as_deref(),
+                }))
+            }
+        }
+    }
     let link_ids: HashMap<&str, usize> =
         topology.links().iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
     let node_named = |name: &str| node_ids.get(name).copied();
     let link_named = |name: &str| link_ids.get(name).copied();
     let ends = |i: usize| (node_ids[s.flows[i].from.as_str()], node_ids[s.flows[i].to.as_str()]);
-    let pinned = |i: usize, key: &str, names: &[String]| {
+    let pinned = |r: &RouteRequest, key: &str, names: &[String]| {
         resolve_path(topology, names, &node_named, &link_named)
-            .map_err(|m| InputError::new(file, format!("flow[{i}].{key}"), m))
+            .map_err(|m| InputError::new(file, format!("{}.{key}", r.field), m))
     };
-    let mut data: Vec<Option<Vec<DirId>>> = vec![None; s.flows.len()];
-    for (i, f) in s.flows.iter().enumerate() {
-        if let Some(names) = &f.path {
-            let path = pinned(i, "path", names)?;
-            let (src, dst) = ends(i);
+    let mut data: Vec<Option<Vec<DirId>>> = vec![None; requests.len()];
+    for (q, r) in requests.iter().enumerate() {
+        if let Some(names) = r.path {
+            let path = pinned(r, "path", names)?;
+            let (src, dst) = ends(r.flow);
             if topology.from(path[0]) != src || topology.to(path[path.len() - 1]) != dst {
+                let f = &s.flows[r.flow];
                 return Err(InputError::new(
                     file,
-                    format!("flow[{i}].path"),
+                    format!("{}.path", r.field),
                     format!(
                         "goes from \"{}\" to \"{}\"; a data path goes from the flow's `from` (\"{}\") to its `to` (\"{}\")",
                         topology.node_name(topology.from(path[0])),
@@ -436,52 +550,54 @@ fn flow_routes(
                     ),
                 ));
             }
-            data[i] = Some(path);
+            data[q] = Some(path);
         }
     }
     // The automatic routes, one search per sending node, in the order flows first name it.
     let mut by_source: Vec<(NodeId, Vec<usize>)> = Vec::new();
     let mut group_of: HashMap<NodeId, usize> = HashMap::new();
-    for i in (0..s.flows.len()).filter(|&i| data[i].is_none()) {
-        let src = ends(i).0;
+    for q in (0..requests.len()).filter(|&q| data[q].is_none()) {
+        let src = ends(requests[q].flow).0;
         let g = *group_of.entry(src).or_insert_with(|| {
             by_source.push((src, Vec::new()));
             by_source.len() - 1
         });
-        by_source[g].1.push(i);
+        by_source[g].1.push(q);
     }
     let mut search = PathSearch::new(topology.nodes());
-    for (src, flows) in by_source {
-        let targets: Vec<NodeId> = flows.iter().map(|&j| ends(j).1).collect();
+    for (src, group) in by_source {
+        let targets: Vec<NodeId> = group.iter().map(|&q| ends(requests[q].flow).1).collect();
         search.run(topology, src, &targets);
-        for j in flows {
-            let path = search.path_to(topology, ends(j).1).ok_or_else(|| {
+        for q in group {
+            let i = requests[q].flow;
+            let path = search.path_to(topology, ends(i).1).ok_or_else(|| {
                 InputError::new(
                     file,
-                    format!("flow[{j}].to"),
-                    format!("no path of links from \"{}\" to \"{}\"", s.flows[j].from, s.flows[j].to),
+                    format!("flow[{i}].to"),
+                    format!("no path of links from \"{}\" to \"{}\"", s.flows[i].from, s.flows[i].to),
                 )
             })?;
-            data[j] = Some(path);
+            data[q] = Some(path);
         }
     }
-    let mut routes = Vec::with_capacity(s.flows.len());
-    for (i, (f, path)) in s.flows.iter().zip(data).enumerate() {
-        let path = path.expect("every flow has a data route");
-        let ack = match &f.ack_path {
+    let mut routes = Vec::with_capacity(requests.len());
+    for (r, path) in requests.iter().zip(data) {
+        let path = path.expect("every request has a data route");
+        let ack = match r.ack_path {
             None => reversed(topology, &path),
             Some(names) => {
-                let listed = pinned(i, "ack_path", names)?;
-                let (src, dst) = ends(i);
+                let listed = pinned(r, "ack_path", names)?;
+                let (src, dst) = ends(r.flow);
                 let (first, last) = (topology.from(listed[0]), topology.to(listed[listed.len() - 1]));
                 if (first, last) == (src, dst) {
                     reversed(topology, &listed)
                 } else if (first, last) == (dst, src) {
                     listed
                 } else {
+                    let f = &s.flows[r.flow];
                     return Err(InputError::new(
                         file,
-                        format!("flow[{i}].ack_path"),
+                        format!("{}.ack_path", r.field),
                         format!(
                             "goes from \"{}\" to \"{}\"; an ACK path joins the flow's ends, \"{}\" and \"{}\"",
                             topology.node_name(first),
@@ -497,7 +613,7 @@ fn flow_routes(
             if route.len() > usize::from(u8::MAX) {
                 return Err(InputError::new(
                     file,
-                    format!("flow[{i}].{key}"),
+                    format!("{}.{key}", r.field),
                     format!("{} hops; a route has at most {}", route.len(), u8::MAX),
                 ));
             }

@@ -9,6 +9,7 @@ use crate::channel::ChannelConfig;
 use crate::proxy::config::ProcessorConfig;
 use crate::radio::config::RadioConfig;
 use crate::sim::Duration;
+use crate::transport::mptcp::SchedulerKind;
 use crate::transport::tcp::TcpConfig;
 use crate::units::{BufferLimit, Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -173,19 +174,50 @@ pub struct LinkConfig {
     pub reverse: DirectionConfig,
 }
 
-/// `[flow.transport]`: the transport protocol. Only `kind = "tcp"` exists today.
+/// `[flow.transport]`: the transport protocol.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TransportKind {
+    /// Single-path TCP.
     #[default]
     Tcp,
+    /// Multipath TCP (RFC 8684): one TCP subflow per entry of `subflows`.
+    Mptcp,
 }
+
+/// One subflow of an MP-TCP flow (`transport.subflows = [{ path = [...] }, ...]`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubflowConfig {
+    /// The subflow's data path, written as a flow's `path`; default: the fewest hops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<String>>,
+    /// The subflow's ACK path, written as a flow's `ack_path`; default: its data path back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_path: Option<Vec<String>>,
+    /// A backup subflow (RFC 8684 §3.3.8): it carries data only when no other subflow can.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub backup: bool,
+}
+
+/// Most subflows an MP-TCP flow may have (RFC 8684 leaves it open; Linux v0.90's full-mesh
+/// path manager allows 32 addresses per side).
+pub const MAX_SUBFLOWS: usize = 32;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportConfig {
     #[serde(default)]
     pub kind: TransportKind,
+    /// MP-TCP: the subflows, the first opening the connection.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subflows: Vec<SubflowConfig>,
+    /// MP-TCP: which subflow carries each chunk of data (default "minrtt").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<SchedulerKind>,
+    /// MP-TCP: how long after the first subflow is established the others join (default 0s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_delay: Option<Time>,
     #[serde(flatten)]
     pub tcp: TcpConfig,
 }

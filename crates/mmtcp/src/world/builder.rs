@@ -2,7 +2,7 @@
 //! their routes, packet processors, then [`WorldBuilder::build`], which schedules the first
 //! events.
 
-use super::{ChannelDriver, Flow, FlowSpec, World};
+use super::{ChannelDriver, Connection, ConnectionSpec, Entry, Flow, FlowSpec, SubflowOf, World};
 use crate::event::{Event, RadioEvent};
 use crate::ids::{DirId, FlowId, RouteId};
 use crate::metrics::TimeSeries;
@@ -14,6 +14,9 @@ use crate::sim::{Duration, EventQueue, SimTime};
 use crate::topology::routing::RouteTable;
 use crate::topology::{AnyDirection, Topology};
 
+/// The time-series columns of an MP-TCP connection, after its subflows'.
+const CONNECTION_COLUMNS: [&str; 3] = ["goodput_bps", "delivered_bytes", "reorder_buffer_bytes"];
+
 /// A world under construction.
 pub struct WorldBuilder {
     topology: Topology,
@@ -21,6 +24,8 @@ pub struct WorldBuilder {
     routes: RouteTable,
     channels: Vec<ChannelDriver>,
     flows: Vec<Flow>,
+    connections: Vec<Connection>,
+    entries: Vec<Entry>,
     processors: Vec<ProcessorSlot>,
     stop_time: SimTime,
     max_events: u64,
@@ -41,6 +46,8 @@ impl WorldBuilder {
             routes: RouteTable::default(),
             channels: Vec::new(),
             flows: Vec::new(),
+            connections: Vec::new(),
+            entries: Vec::new(),
             processors: Vec::new(),
             stop_time,
             max_events: 0,
@@ -70,10 +77,39 @@ impl WorldBuilder {
         self.routes.add(dirs)
     }
 
+    /// Adds a single-path TCP flow.
     pub fn add_flow(&mut self, spec: FlowSpec) -> FlowId {
+        assert!(spec.subflow_of.is_none() && spec.app.is_some(), "a TCP flow has an application");
         let id = FlowId(self.flows.len() as u32);
         self.flows.push(Flow::new(id, spec));
+        self.entries.push(Entry::Tcp(id.0 as usize));
         id
+    }
+
+    /// Adds an MP-TCP connection over `subflows` (one spec each, in order, without an
+    /// application); returns the flow ids of its subflows.
+    pub fn add_connection(&mut self, spec: ConnectionSpec, subflows: Vec<FlowSpec>) -> Vec<FlowId> {
+        assert_eq!(subflows.len(), spec.backup.len(), "one backup flag per subflow");
+        assert!(!subflows.is_empty() && subflows.len() <= 64, "1 to 64 subflows");
+        let c = self.connections.len();
+        let first = self.flows.len();
+        let mut ids = Vec::with_capacity(subflows.len());
+        for (k, mut sub) in subflows.into_iter().enumerate() {
+            assert!(sub.app.is_none(), "the connection has the application");
+            sub.subflow_of = Some(SubflowOf { connection: c as u32, index: k as u8 });
+            let id = FlowId(self.flows.len() as u32);
+            self.flows.push(Flow::new(id, sub));
+            ids.push(id);
+        }
+        let conn = Connection::new(spec, first);
+        // Every subflow's ACKs advertise the connection's window from the first.
+        let window = conn.data_rx.window();
+        for f in &mut self.flows[first..] {
+            f.receiver.set_data_ack(0, window);
+        }
+        self.connections.push(conn);
+        self.entries.push(Entry::Mptcp(c));
+        ids
     }
 
     /// Adds a processor at the end of its node's chain.
@@ -97,6 +133,8 @@ impl WorldBuilder {
             subscribers: Vec::new(),
             channels: self.channels,
             flows: self.flows,
+            connections: self.connections,
+            entries: self.entries,
             processors: Vec::with_capacity(self.processors.len()),
             chains,
             report_listeners: Vec::new(),
@@ -122,8 +160,9 @@ impl WorldBuilder {
             world.queue.schedule(SimTime::ZERO, Event::Channel { channel: c as u32 });
         }
         for f in 0..world.flows.len() {
-            let start = world.flows[f].start;
-            world.queue.schedule(start, Event::App { flow: f as u32 });
+            if let Some(at) = world.flows[f].app_wake {
+                world.queue.schedule(at, Event::App { flow: f as u32 });
+            }
         }
         world.queue.schedule(SimTime::ZERO + world.interval, Event::Sample);
         for d in &world.dirs {
@@ -147,8 +186,9 @@ impl WorldBuilder {
         (self.stop_time.0 / self.interval.0) as usize
     }
 
-    /// Column names of the time series, in the order [`World::sample`] fills them: per flow, per
-    /// link direction (two more for a radio-stack direction: SINR and MCS), per processor.
+    /// Column names of the time series, in the order [`World::sample`] fills them: per flow
+    /// (MP-TCP subflows included, named `<connection>.sf<k>`), per MP-TCP connection, per link
+    /// direction (two more for a radio-stack direction: SINR and MCS), per processor.
     fn series_columns(&self) -> Vec<String> {
         let mut names = vec!["time_s".to_string()];
         for f in &self.flows {
@@ -156,6 +196,11 @@ impl WorldBuilder {
                 ["goodput_bps", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rtt_ms", "delivered_bytes"]
             {
                 names.push(format!("flow.{}.{m}", f.name));
+            }
+        }
+        for c in &self.connections {
+            for m in CONNECTION_COLUMNS {
+                names.push(format!("flow.{}.{m}", c.name));
             }
         }
         for dir in &self.dirs {

@@ -13,6 +13,9 @@ impl World {
     pub(super) fn deliver_local(&mut self, now: SimTime, pkt: PacketId) {
         let packet = *self.packets.get(pkt);
         let f = packet.flow.0 as usize;
+        if let Some(of) = self.flows[f].subflow_of {
+            return self.deliver_subflow(now, pkt, of);
+        }
         match packet.to {
             Side::Receiver => {
                 self.packets.free(pkt);
@@ -49,6 +52,7 @@ impl World {
         let mut out = std::mem::take(&mut self.out);
         for pkt in out.drain(..) {
             let p = self.packets.get_mut(pkt);
+            debug_assert_eq!(p.flow.0 as usize, f, "flushed with its own flow");
             p.route = self.flows[f].route(p.to);
             p.hop = 0;
             let src = p.src;
@@ -58,6 +62,9 @@ impl World {
     }
 
     pub(super) fn tcp_timer(&mut self, now: SimTime, f: usize, timer: TcpTimer) {
+        if let Some(of) = self.flows[f].subflow_of {
+            return self.subflow_timer(now, f, of, timer);
+        }
         let flow = &mut self.flows[f];
         let mut ctx =
             TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
@@ -74,6 +81,9 @@ impl World {
             return; // superseded by an earlier wake-up
         }
         flow.app_wake = None;
+        if let Some(of) = flow.subflow_of {
+            return self.subflow_wake(now, f, of);
+        }
         if !flow.started {
             flow.started = true;
             let mut ctx =
@@ -88,10 +98,8 @@ impl World {
     /// Lets the application write into the send buffer and records when it wants to wake.
     fn app_write(&mut self, now: SimTime, f: usize) {
         let flow = &mut self.flows[f];
-        if !flow.started {
-            return;
-        }
-        let write = flow.app.write(now, flow.sender.buffer_space());
+        let Some(app) = flow.app.as_mut().filter(|_| flow.started) else { return };
+        let write = app.write(now, flow.sender.buffer_space());
         if write.bytes > 0 {
             let mut ctx =
                 TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };

@@ -1,5 +1,7 @@
 //! One flow as the world holds it: a TCP connection (sender and receiver), the application that
-//! writes into it, the routes its packets take, and what the summary needs to know of it.
+//! writes into it, the routes its packets take, and what the summary needs to know of it. An
+//! MP-TCP subflow is a flow too, without an application of its own: its connection
+//! ([`super::connection::Connection`]) feeds it.
 
 use crate::app::{App, AppConfig};
 use crate::ids::{DirId, FlowId, NodeId, RouteId};
@@ -17,11 +19,21 @@ pub struct FlowSpec<'a> {
     pub start: SimTime,
     pub tcp: &'a TcpConfig,
     pub app_config: &'a AppConfig,
-    pub app: App,
+    /// The application; `None` for an MP-TCP subflow, whose connection has it.
+    pub app: Option<App>,
+    /// For an MP-TCP subflow: its connection and its index there.
+    pub subflow_of: Option<SubflowOf>,
     /// The route data takes (src → dst) and the route ACKs take (dst → src).
     pub routes: [RouteId; 2],
     /// The random stream of the sender's congestion control.
     pub cc_rng: Rng,
+}
+
+/// Which MP-TCP connection a subflow belongs to, and its place there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubflowOf {
+    pub connection: u32,
+    pub index: u8,
 }
 
 /// One TCP connection, its application, and what the summary needs to know of it.
@@ -32,7 +44,8 @@ pub struct Flow {
     pub(super) start: SimTime,
     pub(super) sender: TcpSender,
     pub(super) receiver: TcpReceiver,
-    pub(super) app: App,
+    pub(super) app: Option<App>,
+    pub(super) subflow_of: Option<SubflowOf>,
     /// The routes of packets addressed to the receiver (data) and to the sender (ACKs).
     pub(super) routes: [RouteId; 2],
     /// Bytes the application sends in all, for downloads and sized bulk transfers.
@@ -54,24 +67,31 @@ impl Flow {
     pub(super) fn new(id: FlowId, spec: FlowSpec) -> Self {
         let opener = spec.app_config.opener();
         let (src, dst) = (spec.src, spec.dst);
+        let sending = Endpoint { flow: id, local: src, remote: dst };
+        let mut receiver = TcpReceiver::new(Endpoint { flow: id, local: dst, remote: src }, opener, spec.tcp);
+        let sender = match spec.subflow_of {
+            None => TcpSender::new(sending, opener, spec.tcp, spec.cc_rng),
+            Some(of) => {
+                receiver.set_subflow(of.index);
+                TcpSender::new_subflow(sending, opener, spec.tcp, spec.cc_rng, of.index)
+            }
+        };
+        // The first subflow opens when its connection starts; the others join later.
+        let joins_later = spec.subflow_of.is_some_and(|of| of.index > 0);
         Flow {
             name: spec.name,
             src,
             dst,
             start: spec.start,
-            sender: TcpSender::new(
-                Endpoint { flow: id, local: src, remote: dst },
-                opener,
-                spec.tcp,
-                spec.cc_rng,
-            ),
-            receiver: TcpReceiver::new(Endpoint { flow: id, local: dst, remote: src }, opener, spec.tcp),
+            sender,
+            receiver,
             app: spec.app,
+            subflow_of: spec.subflow_of,
             routes: spec.routes,
             total: spec.app_config.total(),
             started: false,
             completed_at: None,
-            app_wake: Some(spec.start),
+            app_wake: (!joins_later).then_some(spec.start),
             link_drops: Vec::new(),
             delivered_at_last_sample: 0,
         }
@@ -91,8 +111,14 @@ impl Flow {
         self.dst
     }
 
+    /// When the flow starts (a subflow: when it began to join).
     pub fn start(&self) -> SimTime {
         self.start
+    }
+
+    /// For an MP-TCP subflow: its connection and its index there.
+    pub fn subflow_of(&self) -> Option<SubflowOf> {
+        self.subflow_of
     }
 
     pub fn sender(&self) -> &TcpSender {

@@ -8,11 +8,13 @@
 //! - [`forward`]: a packet at a node — the node's processors, then local delivery or the next
 //!   hop of the packet's route;
 //! - [`endpoints`]: the TCP endpoints and applications of the flows;
+//! - [`connection`]: MP-TCP connections above their subflows;
 //! - [`processors`]: calling packet processors and carrying out what they ask; link reports;
 //! - [`drivers`]: channel processes and the radio stack's events;
 //! - [`sample`]: the time series.
 
 pub mod builder;
+pub mod connection;
 mod drivers;
 mod endpoints;
 pub mod flow;
@@ -21,8 +23,9 @@ mod processors;
 mod sample;
 
 pub use builder::WorldBuilder;
+pub use connection::{Connection, ConnectionSpec};
 pub use drivers::{ChannelDriver, DriverProcess};
-pub use flow::{Flow, FlowSpec};
+pub use flow::{Flow, FlowSpec, SubflowOf};
 
 use crate::event::{Event, RadioEvent, TcpTimer};
 use crate::ids::{DirId, NodeId, PacketId};
@@ -35,6 +38,15 @@ use crate::sim::{Duration, EventQueue, SimTime};
 use crate::topology::routing::RouteTable;
 use crate::topology::{AnyDirection, Topology};
 use std::time::Instant;
+
+/// A flow of the scenario, as the world holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// A single-path TCP flow: index into [`World::flows`].
+    Tcp(usize),
+    /// An MP-TCP connection: index into [`World::connections`].
+    Mptcp(usize),
+}
 
 /// Why the run loop stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +70,12 @@ pub struct World {
     /// Components that receive a radio direction's link reports.
     subscribers: Vec<(DirId, Box<dyn ReportSubscriber>)>,
     channels: Vec<ChannelDriver>,
+    /// Every TCP connection: single-path flows and MP-TCP subflows.
     flows: Vec<Flow>,
+    /// MP-TCP connections; their subflows are among `flows`.
+    connections: Vec<Connection>,
+    /// The scenario's flows in its order: a TCP flow or an MP-TCP connection.
+    entries: Vec<Entry>,
     /// Packet processors of every node; `chains[node]` lists a node's, in order.
     processors: Vec<ProcessorSlot>,
     chains: Vec<Vec<u32>>,
@@ -199,13 +216,28 @@ impl World {
         self.topology.node_name(node)
     }
 
+    /// Every route of the run's flows.
+    pub fn routes(&self) -> &RouteTable {
+        &self.routes
+    }
+
     /// Every link direction, indexed by [`DirId`].
     pub fn dirs(&self) -> &[AnyDirection] {
         &self.dirs
     }
 
+    /// Every TCP connection: single-path flows and MP-TCP subflows.
     pub fn flows(&self) -> &[Flow] {
         &self.flows
+    }
+
+    pub fn connections(&self) -> &[Connection] {
+        &self.connections
+    }
+
+    /// The scenario's flows, in its order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
     }
 
     pub fn processors(&self) -> &[ProcessorSlot] {

@@ -33,6 +33,12 @@ impl World {
                 delivered as f64,
             ]);
         }
+        for c in &mut self.connections {
+            let delivered = c.data_rx.stats.bytes_delivered;
+            let goodput = (delivered - c.delivered_at_last_sample) as f64 * 8.0 / secs;
+            c.delivered_at_last_sample = delivered;
+            row.extend([goodput, delivered as f64, c.data_rx.held() as f64]);
+        }
         for (d, dir) in self.dirs.iter().enumerate() {
             let carried = dir.carried_bytes();
             let throughput = (carried - self.dir_bytes_at_last_sample[d]) as f64 * 8.0 / secs;

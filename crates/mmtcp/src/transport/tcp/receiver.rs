@@ -26,7 +26,9 @@ use super::intervals::IntervalSet;
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
-use crate::net::{Dss, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, MAX_WINDOW, NO_ECHO};
+use crate::net::{
+    Dss, Packet, SackBlocks, SeqRange, Side, TcpFlags, TcpHeader, TcpOptions, MAX_WINDOW, NO_ECHO,
+};
 use crate::sim::{Duration, SimTime, Timer};
 use std::collections::VecDeque;
 

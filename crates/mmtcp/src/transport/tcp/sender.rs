@@ -29,7 +29,9 @@ use crate::metrics::LogHistogram;
 use crate::net::{Dss, Packet, Side, TcpFlags, TcpHeader, TcpOptions, NO_ECHO, TCP_IP_HEADER_BYTES};
 use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime, Timer};
-use crate::transport::cc::{AckSample, AckState, AnyCc, CongestionControl, RateSample, Siblings, SubflowView};
+use crate::transport::cc::{
+    AckSample, AckState, AnyCc, CongestionControl, RateSample, Siblings, SubflowView,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Handshake {

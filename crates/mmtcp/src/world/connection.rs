@@ -1,0 +1,307 @@
+//! MP-TCP connections as the world holds them: the connection level (application, data sender
+//! and receiver, scheduler) above subflows that are ordinary flows of the world, and the glue
+//! that moves packets, timers and data between the two.
+//!
+//! A connection's subflows are consecutive flows (`first .. first + n`). Order of work:
+//!
+//! - data reaching a subflow's receiver enters the connection's receiver first (by its DSS
+//!   mapping), so the ACK the subflow then sends carries the DATA_ACK and window it produced;
+//! - an ACK reaching a subflow's sender gives its DATA_ACK to the connection's sender, its
+//!   controller reads its siblings ([`crate::transport::cc::coupling`]), the subflow handles
+//!   the ACK, and the connection then lets its application write and its scheduler hand out data;
+//! - a subflow's retransmission timeout that starts a loss episode queues the subflow's data
+//!   not yet acknowledged at connection level for re-injection on the others (Linux v0.90
+//!   `mptcp_reinject_data`);
+//! - the first subflow opens when the connection starts; each other one opens `join_delay` after
+//!   the first is established (MP_JOIN; Linux v0.90's full-mesh path manager starts the joins
+//!   once the first subflow is established).
+
+use super::flow::SubflowOf;
+use super::World;
+use crate::app::App;
+use crate::event::{Event, TcpTimer};
+use crate::ids::{NodeId, PacketId};
+use crate::net::Side;
+use crate::sim::{Duration, SimTime};
+use crate::transport::cc::{Siblings, SubflowView};
+use crate::transport::mptcp::{
+    AnyScheduler, Chunk, DataReceiver, DataSender, SchedView, Scheduler, SchedulerKind,
+};
+use crate::transport::tcp::sender::CaState;
+use crate::transport::tcp::TcpCtx;
+
+/// What a connection is made of, as its builder gives it.
+pub struct ConnectionSpec {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimTime,
+    pub app: App,
+    /// Bytes the application sends in all, for downloads and sized transfers.
+    pub total: Option<u64>,
+    pub send_buffer: u64,
+    pub receive_buffer: u64,
+    pub scheduler: SchedulerKind,
+    pub join_delay: Duration,
+    /// Per subflow: a backup subflow (RFC 8684 §3.3.8).
+    pub backup: Vec<bool>,
+}
+
+/// One MP-TCP connection.
+pub struct Connection {
+    pub(super) name: String,
+    pub(super) src: NodeId,
+    pub(super) dst: NodeId,
+    pub(super) start: SimTime,
+    /// Its subflows: flows `first .. first + backup.len()`.
+    pub(super) first: usize,
+    pub(super) backup: Vec<bool>,
+    pub(super) data_tx: DataSender,
+    pub(super) data_rx: DataReceiver,
+    pub(super) scheduler: AnyScheduler,
+    pub(super) scheduler_kind: SchedulerKind,
+    pub(super) app: App,
+    pub(super) total: Option<u64>,
+    pub(super) started: bool,
+    pub(super) completed_at: Option<SimTime>,
+    pub(super) join_delay: Duration,
+    /// The other subflows' joins have been scheduled.
+    pub(super) joins_scheduled: bool,
+    /// Connection-level bytes delivered at the previous time-series row.
+    pub(super) delivered_at_last_sample: u64,
+    /// Reused buffers: the subflows as controllers and as the scheduler see them, the chunks
+    /// the scheduler handed out.
+    views: Vec<SubflowView>,
+    sched_views: Vec<SchedView>,
+    chunks: Vec<(usize, Chunk)>,
+}
+
+impl Connection {
+    pub(super) fn new(spec: ConnectionSpec, first: usize) -> Self {
+        let n = spec.backup.len();
+        Connection {
+            name: spec.name,
+            src: spec.src,
+            dst: spec.dst,
+            start: spec.start,
+            first,
+            backup: spec.backup,
+            data_tx: DataSender::new(spec.send_buffer, spec.receive_buffer),
+            data_rx: DataReceiver::new(spec.receive_buffer),
+            scheduler: AnyScheduler::new(spec.scheduler),
+            scheduler_kind: spec.scheduler,
+            app: spec.app,
+            total: spec.total,
+            started: false,
+            completed_at: None,
+            join_delay: spec.join_delay,
+            joins_scheduled: false,
+            delivered_at_last_sample: 0,
+            views: Vec::with_capacity(n),
+            sched_views: Vec::with_capacity(n),
+            chunks: Vec::with_capacity(64),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn src(&self) -> NodeId {
+        self.src
+    }
+    pub fn dst(&self) -> NodeId {
+        self.dst
+    }
+    pub fn start(&self) -> SimTime {
+        self.start
+    }
+    /// The world's flow indices of its subflows.
+    pub fn subflows(&self) -> std::ops::Range<usize> {
+        self.first..self.first + self.backup.len()
+    }
+    pub fn is_backup(&self, index: usize) -> bool {
+        self.backup[index]
+    }
+    pub fn scheduler(&self) -> SchedulerKind {
+        self.scheduler_kind
+    }
+    pub fn data_sender(&self) -> &DataSender {
+        &self.data_tx
+    }
+    pub fn data_receiver(&self) -> &DataReceiver {
+        &self.data_rx
+    }
+    /// When the last byte reached the receiving application (downloads and sized transfers).
+    pub fn completed_at(&self) -> Option<SimTime> {
+        self.completed_at
+    }
+}
+
+impl World {
+    /// A packet addressed to an end of subflow `of`.
+    pub(super) fn deliver_subflow(&mut self, now: SimTime, pkt: PacketId, of: SubflowOf) {
+        let packet = *self.packets.get(pkt);
+        let options = *self.packets.options(pkt);
+        self.packets.free(pkt);
+        let f = packet.flow.0 as usize;
+        let c = of.connection as usize;
+        let conn = &mut self.connections[c];
+        match packet.to {
+            Side::Receiver => {
+                if let Some(m) = options.dss.and_then(|d| d.mapping).filter(|_| packet.is_data()) {
+                    conn.data_rx.on_data(now, m.dsn, m.len, packet.first_sent_at());
+                    if conn.completed_at.is_none()
+                        && conn.total.is_some_and(|t| conn.data_rx.stats.bytes_delivered >= t)
+                    {
+                        conn.completed_at = Some(now);
+                    }
+                }
+                let (data_ack, window) = (conn.data_rx.data_ack(), conn.data_rx.window());
+                for flow in &mut self.flows[conn.subflows()] {
+                    flow.receiver.set_data_ack(data_ack, window);
+                }
+                let mut ctx =
+                    TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+                self.flows[f].receiver.on_packet(&mut ctx, &packet);
+                self.flush(now, f);
+            }
+            Side::Sender => {
+                if let Some(data_ack) = options.dss.and_then(|d| d.data_ack) {
+                    conn.data_tx.on_data_ack(data_ack, u64::from(packet.tcp.window));
+                }
+                self.couple(c, of.index as usize);
+                let mut ctx =
+                    TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+                self.flows[f].sender.on_packet(&mut ctx, &packet, &options);
+                self.flush(now, f);
+                if of.index == 0 {
+                    self.schedule_joins(now, c);
+                }
+                self.connection_send(now, c);
+            }
+        }
+    }
+
+    /// A timer of subflow `of` (flow `f`) fired.
+    pub(super) fn subflow_timer(&mut self, now: SimTime, f: usize, of: SubflowOf, timer: TcpTimer) {
+        let c = of.connection as usize;
+        let mut ctx =
+            TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+        match timer {
+            TcpTimer::ReceiverDelayedAck | TcpTimer::ReceiverSyn => {
+                self.flows[f].receiver.on_timer(&mut ctx, timer);
+                self.flush(now, f);
+                return;
+            }
+            TcpTimer::SenderPacing => self.flows[f].sender.on_timer(&mut ctx, timer),
+            TcpTimer::SenderRto => {
+                let sender = &self.flows[f].sender;
+                let (timeouts, episode_open) =
+                    (sender.stats.rto_count, !matches!(sender.ca_state(), CaState::Loss { .. }));
+                self.couple(c, of.index as usize);
+                let mut ctx =
+                    TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+                let sender = &mut self.flows[f].sender;
+                sender.on_timer(&mut ctx, timer);
+                let conn = &mut self.connections[c];
+                if sender.stats.rto_count > timeouts && episode_open && conn.scheduler.reinjects() {
+                    let map = sender.dss_map().expect("a subflow maps its data");
+                    conn.data_tx.queue_reinjection(of.index, map.outstanding().map(|m| (m.dsn, m.len)));
+                }
+            }
+        }
+        self.flush(now, f);
+        if of.index == 0 {
+            self.schedule_joins(now, c);
+        }
+        self.connection_send(now, c);
+    }
+
+    /// The wake-up of subflow `of` (flow `f`): the first subflow's is its connection's start
+    /// and its application's wake-ups; another's is its join.
+    pub(super) fn subflow_wake(&mut self, now: SimTime, f: usize, of: SubflowOf) {
+        let c = of.connection as usize;
+        if !self.flows[f].started {
+            self.flows[f].started = true;
+            let mut ctx =
+                TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+            self.flows[f].receiver.open(&mut ctx);
+            self.flows[f].sender.open(&mut ctx);
+            self.flush(now, f);
+        }
+        if of.index == 0 {
+            self.connections[c].started = true;
+        }
+        self.connection_send(now, c);
+    }
+
+    /// Once the first subflow of connection `c` is established, the others join `join_delay`
+    /// later.
+    fn schedule_joins(&mut self, now: SimTime, c: usize) {
+        let conn = &mut self.connections[c];
+        if conn.joins_scheduled || !self.flows[conn.first].sender.is_established() {
+            return;
+        }
+        conn.joins_scheduled = true;
+        let at = now + conn.join_delay;
+        for f in conn.subflows().skip(1) {
+            self.flows[f].start = at;
+            self.flows[f].app_wake = Some(at);
+            self.queue.schedule(at, Event::App { flow: f as u32 });
+        }
+    }
+
+    /// Subflow `index` of connection `c` reads its siblings before an ACK or a timeout.
+    fn couple(&mut self, c: usize, index: usize) {
+        let conn = &mut self.connections[c];
+        conn.views.clear();
+        conn.views.extend(self.flows[conn.subflows()].iter().map(|f| f.sender.view()));
+        let siblings = Siblings { subflows: &conn.views, me: index };
+        self.flows[conn.first + index].sender.couple(&siblings);
+    }
+
+    /// Connection `c` lets its application write, then its scheduler hands data to the
+    /// subflows, which send what their windows allow.
+    fn connection_send(&mut self, now: SimTime, c: usize) {
+        let conn = &mut self.connections[c];
+        if conn.started {
+            let write = conn.app.write(now, conn.data_tx.buffer_space());
+            conn.data_tx.write(write.bytes);
+            let first = &mut self.flows[conn.first];
+            if let Some(at) = write.wake {
+                if first.app_wake.is_none_or(|pending| at < pending) {
+                    first.app_wake = Some(at);
+                    self.queue.schedule(at, Event::App { flow: conn.first as u32 });
+                }
+            }
+        }
+        conn.sched_views.clear();
+        for (k, flow) in self.flows[conn.subflows()].iter().enumerate() {
+            let tx = &flow.sender;
+            conn.sched_views.push(SchedView {
+                usable: tx.is_established() && !matches!(tx.ca_state(), CaState::Loss { .. }),
+                backup: conn.backup[k],
+                room: tx.window_room().saturating_sub(tx.unsent()),
+                srtt: tx.srtt(),
+                mss: tx.mss(),
+            });
+        }
+        conn.chunks.clear();
+        conn.scheduler.fill(&mut conn.sched_views, &mut conn.data_tx, &mut conn.chunks);
+        for &(k, chunk) in &conn.chunks {
+            self.flows[conn.first + k].sender.write_mapped(chunk.dsn, chunk.len);
+        }
+        for k in 0..conn.backup.len() {
+            let f = self.connections[c].first + k;
+            let sender = &mut self.flows[f].sender;
+            if sender.unsent() > 0 {
+                let mut ctx =
+                    TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+                sender.send_pending(&mut ctx);
+                self.flush(now, f);
+            } else if !self.connections[c].data_tx.has_data_for(k as u8) {
+                sender.note_app_limited();
+            }
+        }
+    }
+}
