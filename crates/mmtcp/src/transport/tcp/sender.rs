@@ -771,7 +771,11 @@ impl TcpSender {
                 }
                 break;
             }
-            let len = avail.min(self.mss as u64);
+            // A subflow sends each chunk its connection mapped as one segment.
+            let len = match &self.subflow {
+                None => avail.min(self.mss as u64),
+                Some(sub) => sub.map.at(high).map_or(avail, |m| u64::from(m.len)),
+            };
             if self.subflow.is_none() && high + len > self.sb.una() + self.rwnd {
                 self.cwnd_limited = false;
                 break;

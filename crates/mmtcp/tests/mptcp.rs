@@ -1,0 +1,353 @@
+//! MP-TCP connections end to end: exactly-once delivery over impaired and failing paths, the
+//! schedulers' and the connection's observable behaviour, and the summary's per-subflow keys.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+
+/// One path of a random case: its impairments (both directions) and whether it has outages or
+/// fails for good.
+#[derive(Clone, Debug)]
+struct PathCase {
+    rate_mbps: u64,
+    delay_ms: u64,
+    loss: f64,
+    reorder: f64,
+    duplicate: f64,
+    /// None: always up. Some((up_ms, down_ms, permanent)): up for `up_ms`, then down for
+    /// `down_ms` at a time (exponential sojourns), or for good.
+    outage: Option<(u64, u64, bool)>,
+    backup: bool,
+}
+
+fn path_case() -> impl Strategy<Value = PathCase> {
+    (
+        1u64..200,
+        1u64..60,
+        0.0f64..0.1,
+        0.0f64..0.2,
+        0.0f64..0.1,
+        prop::option::of((100u64..3000, 50u64..1000, any::<bool>())),
+        prop::bool::weighted(0.2),
+    )
+        .prop_map(|(rate_mbps, delay_ms, loss, reorder, duplicate, outage, backup)| PathCase {
+            rate_mbps,
+            delay_ms,
+            loss,
+            reorder,
+            duplicate,
+            outage,
+            backup,
+        })
+}
+
+#[derive(Debug)]
+struct Case {
+    size: u64,
+    paths: Vec<PathCase>,
+    cc: &'static str,
+    scheduler: &'static str,
+    sack: bool,
+    delayed_ack: bool,
+    download: bool,
+    join_delay_ms: u64,
+    receive_buffer_kb: u64,
+}
+
+/// Node `ue` reaches `server` through one router per path; the access link `ue`–`r<k>` carries
+/// the path's impairments, the router's uplink is clean.
+fn scenario(c: &Case) -> String {
+    let mut s = String::from(
+        "[simulation]\nduration = \"3000s\"\n[metrics]\ninterval = \"100s\"\n[[node]]\nname = \"ue\"\n[[node]]\nname = \"server\"\n",
+    );
+    let mut subflows = Vec::new();
+    for (k, p) in c.paths.iter().enumerate() {
+        let impair = format!(
+            "{{ loss = {}, reorder = {}, reorder_delay = \"3ms\", duplicate = {} }}",
+            p.loss, p.reorder, p.duplicate
+        );
+        let access = match p.outage {
+            None => format!("rate = \"{}Mbps\"", p.rate_mbps),
+            Some((up, down, permanent)) => {
+                let (down, distribution) = if permanent {
+                    ("100000s".to_string(), "fixed")
+                } else {
+                    (format!("{down}ms"), "exponential")
+                };
+                format!(
+                    "kind = \"radio\"\nchannel = {{ kind = \"onoff\", los_rate = \"{}Mbps\", nlos_rate = \"0bps\", los_duration = \"{up}ms\", nlos_duration = \"{down}\", distribution = \"{distribution}\" }}",
+                    p.rate_mbps
+                )
+            }
+        };
+        s += &format!(
+            "[[node]]\nname = \"r{k}\"\n[[link]]\nbetween = [\"ue\", \"r{k}\"]\n{access}\ndelay = \"{}ms\"\nbuffer = \"100pkt\"\nforward = {impair}\nreverse = {impair}\n[[link]]\nbetween = [\"r{k}\", \"server\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\n",
+            p.delay_ms
+        );
+        subflows.push(format!("{{ path = [\"ue\", \"r{k}\", \"server\"], backup = {} }}", p.backup));
+    }
+    let app = if c.download {
+        format!(r#"{{ kind = "download", size = "{}B" }}"#, c.size)
+    } else {
+        format!(r#"{{ kind = "bulk", size = "{}B" }}"#, c.size)
+    };
+    s += &format!(
+        "[[flow]]\nfrom = \"ue\"\nto = \"server\"\napp = {app}\ntransport = {{ kind = \"mptcp\", cc = \"{}\", scheduler = \"{}\", sack = {}, delayed_ack = {}, join_delay = \"{}ms\", max_rto = \"10s\", receive_buffer = \"{}KB\", subflows = [{}] }}\n",
+        c.cc,
+        c.scheduler,
+        c.sack,
+        c.delayed_ack,
+        c.join_delay_ms,
+        c.receive_buffer_kb,
+        subflows.join(", ")
+    );
+    s
+}
+
+/// The controllers and schedulers every property runs over.
+const CONTROLLERS: [&str; 3] = ["newreno", "cubic", "bbr"];
+const SCHEDULERS: [&str; 3] = ["minrtt", "roundrobin", "redundant"];
+
+proptest! {
+    #![proptest_config(Config { cases: 64, rng_seed: RngSeed::Fixed(0x6d70_7463_7000), ..Config::default() })]
+    /// Whatever each path does — loss, reordering, duplication, outages, failing for good once
+    /// the transfer is under way — every byte the application wrote reaches the receiving
+    /// application once and in order, for every controller and scheduler, as long as one path
+    /// stays up (the first path never fails for good).
+    #[test]
+    fn every_byte_arrives_once_and_in_order_over_every_subflow(
+        size in 1u64..600_000,
+        first in path_case(),
+        others in prop::collection::vec(path_case(), 1..3),
+        cc in prop::sample::select(CONTROLLERS.to_vec()),
+        scheduler in prop::sample::select(SCHEDULERS.to_vec()),
+        sack in any::<bool>(),
+        delayed_ack in any::<bool>(),
+        download in any::<bool>(),
+        join_delay_ms in 0u64..500,
+        receive_buffer_kb in 16u64..512,
+        seed in 0u64..1000,
+    ) {
+        let first = PathCase { outage: first.outage.map(|(up, down, _)| (up, down, false)), ..first };
+        let mut paths = vec![first];
+        paths.extend(others);
+        let case = Case { size, paths, cc, scheduler, sack, delayed_ack, download, join_delay_ms, receive_buffer_kb };
+        let out = run_toml_with(&scenario(&case), &[("simulation.seed", &seed.to_string())]);
+        let f = flow(&out);
+        prop_assert_eq!(f["bytes_delivered"].as_u64().unwrap(), size, "bytes delivered");
+        prop_assert!(f["completion_seconds"].as_f64().is_some(), "transfer completed");
+        let subflow_bytes: u64 =
+            f["subflows"].as_array().unwrap().iter().map(|s| s["bytes_delivered"].as_u64().unwrap()).sum();
+        prop_assert!(subflow_bytes >= size, "the subflows carried every byte at least once");
+    }
+}
+
+/// Two clean paths of 100 and 50 Mbit/s, 10 and 30 ms one way, with `transport` keys added.
+fn two_paths(transport: &str, app: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "5s"
+[[node]]
+name = "ue"
+[[node]]
+name = "r0"
+[[node]]
+name = "r1"
+[[node]]
+name = "server"
+[[link]]
+between = ["ue", "r0"]
+rate = "100Mbps"
+delay = "10ms"
+[[link]]
+between = ["r0", "server"]
+rate = "1Gbps"
+delay = "1ms"
+[[link]]
+between = ["ue", "r1"]
+rate = "50Mbps"
+delay = "30ms"
+[[link]]
+between = ["r1", "server"]
+rate = "1Gbps"
+delay = "1ms"
+[[flow]]
+name = "mp"
+from = "ue"
+to = "server"
+app = {app}
+transport = {{ kind = "mptcp", subflows = [{{ path = ["ue", "r0", "server"] }}, {{ path = ["ue", "r1", "server"] }}]{transport} }}
+"#
+    )
+}
+
+#[test]
+fn test_two_paths_carry_more_than_the_best_one_and_the_summary_lists_them() {
+    let out = run_toml(&two_paths("", r#"{ kind = "bulk" }"#));
+    let f = flow(&out);
+    assert_eq!(f["transport"], "mptcp");
+    let goodput = f64_of(&f["goodput_bps"]);
+    assert!(goodput > 120e6, "above the best path's 100 Mbit/s: {goodput}");
+    let subflows = f["subflows"].as_array().unwrap();
+    assert_eq!(subflows.len(), 2);
+    assert_eq!(subflows[0]["path"], serde_json::json!(["ue", "r0", "server"]));
+    assert_eq!(subflows[1]["path"], serde_json::json!(["ue", "r1", "server"]));
+    let sum: f64 = subflows.iter().map(|s| f64_of(&s["goodput_bps"])).sum();
+    assert!(
+        (sum - goodput).abs() < 0.02 * goodput,
+        "the subflows make up the connection: {sum} vs {goodput}"
+    );
+    assert!(f64_of(&subflows[0]["goodput_bps"]) > 80e6);
+    assert!(f64_of(&subflows[1]["goodput_bps"]) > 35e6);
+    let share: f64 = subflows.iter().map(|s| f64_of(&s["share"])).sum();
+    assert!((share - 1.0).abs() < 1e-9);
+    // The time series has each subflow's columns and the connection's.
+    for column in [
+        "flow.mp.sf0.cwnd_bytes",
+        "flow.mp.sf1.rtt_ms",
+        "flow.mp.goodput_bps",
+        "flow.mp.reorder_buffer_bytes",
+    ] {
+        assert!(out.columns.iter().any(|c| c.name == column), "missing {column}");
+    }
+}
+
+#[test]
+fn test_the_second_subflow_joins_after_the_first_is_established_plus_the_delay() {
+    let out = run_toml(&two_paths(r#", join_delay = "1s""#, r#"{ kind = "bulk" }"#));
+    let subflows = flow(&out)["subflows"].as_array().unwrap().clone();
+    // The first handshake takes one RTT on path 0: 2 × (10 + 1) ms.
+    let joined = f64_of(&subflows[1]["start_seconds"]);
+    assert!((joined - 1.022).abs() < 1e-3, "joined at {joined}");
+    assert!(f64_of(&subflows[1]["bytes_delivered"]) > 0.0);
+}
+
+#[test]
+fn test_redundant_scheduler_sends_every_byte_on_every_subflow() {
+    // An application so slow that what it writes in one round trip of the slow path (1 Mbit/s
+    // × 62 ms, about 8 KB) fits the initial window: each chunk finds room on both subflows, and
+    // both send all of it once the second is established.
+    let out = run_toml(&two_paths(
+        r#", scheduler = "redundant""#,
+        r#"{ kind = "bulk", size = "500KB", rate_limit = "1Mbps" }"#,
+    ));
+    let f = flow(&out);
+    assert_eq!(f["bytes_delivered"].as_u64(), Some(500_000));
+    let subflows = f["subflows"].as_array().unwrap();
+    assert_eq!(subflows[0]["bytes_delivered"].as_u64(), Some(500_000));
+    // The second subflow is established after the first's handshake (22 ms) and its own (62.5
+    // ms), at 84.5 ms; by then the first has delivered and DATA_ACKed every chunk written before
+    // 62.5 ms — one every 11.6 ms from 0, six — which the second skips. It sends all the rest.
+    let second = subflows[1]["bytes_delivered"].as_u64().unwrap();
+    assert_eq!(second, 500_000 - 6 * 1448, "the second subflow carried the rest");
+    assert_eq!(f["mptcp"]["duplicate_bytes"].as_u64(), Some(second));
+}
+
+#[test]
+fn test_a_backup_subflow_stays_idle_while_the_active_one_works() {
+    let text = two_paths("", r#"{ kind = "bulk" }"#).replace(
+        r#"{ path = ["ue", "r1", "server"] }"#,
+        r#"{ path = ["ue", "r1", "server"], backup = true }"#,
+    );
+    let out = run_toml(&text);
+    let subflows = flow(&out)["subflows"].as_array().unwrap().clone();
+    assert_eq!(subflows[1]["backup"], true);
+    assert_eq!(subflows[1]["bytes_delivered"].as_u64(), Some(0));
+    assert!(f64_of(&subflows[0]["goodput_bps"]) > 80e6);
+}
+
+#[test]
+fn test_a_failed_path_is_abandoned_and_its_data_reinjected() {
+    // Path 0 (the faster) dies for good at 1 s.
+    let text = two_paths("", r#"{ kind = "bulk", size = "30MB" }"#).replace(
+        "between = [\"ue\", \"r0\"]\nrate = \"100Mbps\"",
+        "between = [\"ue\", \"r0\"]\nkind = \"radio\"\nchannel = { kind = \"onoff\", los_rate = \"100Mbps\", nlos_rate = \"0bps\", los_duration = \"1s\", nlos_duration = \"1000s\", distribution = \"fixed\" }",
+    );
+    let out = run_toml(&text);
+    let f = flow(&out);
+    assert_eq!(f["bytes_delivered"].as_u64(), Some(30_000_000), "completed over the other path");
+    assert!(f["mptcp"]["reinjected_bytes"].as_u64().unwrap() > 0);
+    assert!(f["mptcp"]["reinjection_events"].as_u64().unwrap() >= 1);
+    let completion = f64_of(&f["completion_seconds"]);
+    // 1 s on both paths (~150 Mbit/s, minus slow start) then 50 Mbit/s: about 4 to 5 s.
+    assert!(completion < 5.0, "completed in {completion} s");
+}
+
+#[test]
+fn test_the_shared_receive_buffer_blocks_the_fast_path_behind_the_slow_one() {
+    // 256 KB of connection window: round robin puts every other chunk on the slow path, whose
+    // data the fast path's must wait for (head-of-line blocking); lowest-RTT-first keeps the
+    // window on the fast path, whose bandwidth-delay product (100 Mbit/s × 22 ms = 275 KB) takes
+    // it all.
+    let run = |scheduler: &str| {
+        let out = run_toml(&two_paths(
+            &format!(r#", receive_buffer = "256KB", scheduler = "{scheduler}""#),
+            r#"{ kind = "bulk" }"#,
+        ));
+        flow(&out).clone()
+    };
+    let (rr, minrtt) = (run("roundrobin"), run("minrtt"));
+    for f in [&rr, &minrtt] {
+        let max = f["mptcp"]["reorder_buffer_max_bytes"].as_u64().unwrap();
+        assert!(max <= 256_000, "held at most the buffer: {max}");
+    }
+    assert!(
+        f64_of(&rr["mptcp"]["reorder_delay_ms"]["max"]) > 20.0,
+        "fast-path data waited for the slow path"
+    );
+    assert!(f64_of(&rr["mptcp"]["reorder_buffer_mean_bytes"]) > 30_000.0);
+    let (g_rr, g_minrtt) = (f64_of(&rr["goodput_bps"]), f64_of(&minrtt["goodput_bps"]));
+    assert!(g_rr < 70e6, "round robin is held back by the slow path: {g_rr}");
+    assert!(g_minrtt > 85e6, "lowest RTT first is not: {g_minrtt}");
+}
+
+#[test]
+fn test_mptcp_keys_need_kind_mptcp_and_subflows() {
+    let bad = [
+        (
+            "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nfrom=\"a\"\nto=\"b\"\ntransport = { scheduler = \"minrtt\" }\n",
+            "flow[0].transport.scheduler",
+        ),
+        (
+            "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nfrom=\"a\"\nto=\"b\"\ntransport = { kind = \"mptcp\" }\n",
+            "flow[0].transport.subflows",
+        ),
+        (
+            "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nfrom=\"a\"\nto=\"b\"\ntransport = { kind = \"mptcp\", subflows = [{ path = [\"b\", \"a\"] }] }\n",
+            "flow[0].transport.subflows[0].path",
+        ),
+        (
+            "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nfrom=\"a\"\nto=\"b\"\npath = [\"a\", \"b\"]\ntransport = { kind = \"mptcp\", subflows = [{}] }\n",
+            "flow[0].path",
+        ),
+        (
+            "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nfrom=\"a\"\nto=\"b\"\ntransport = { kind = \"mptcp\", scheduler = \"fastest\", subflows = [{}] }\n",
+            "flow[0].transport",
+        ),
+    ];
+    for (text, field) in bad {
+        let err = mmtcp::api::validate(&source(text), &mmtcp::api::RunOptions::default())
+            .expect_err("an invalid scenario");
+        assert!(err.to_string().contains(field), "{field} not named in: {err}");
+    }
+}
+
+#[test]
+fn test_mptcp_runs_are_deterministic() {
+    let text = two_paths(r#", scheduler = "roundrobin""#, r#"{ kind = "bulk" }"#).replace(
+        "rate = \"50Mbps\"",
+        "rate = \"50Mbps\"\nforward = { loss = 0.01 }\nreverse = { loss = 0.01 }",
+    );
+    let a = run_toml(&text);
+    let b = run_toml(&text);
+    let strip = |v: &serde_json::Value| {
+        let mut v = v.clone();
+        for k in ["wall_seconds", "setup_seconds", "events_per_second"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        v
+    };
+    assert_eq!(strip(&a.summary), strip(&b.summary));
+}
