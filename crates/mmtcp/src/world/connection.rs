@@ -284,7 +284,10 @@ impl World {
                 usable: tx.is_established() && !matches!(tx.ca_state(), CaState::Loss { .. }),
                 backup: conn.backup[k],
                 room: tx.window_room().saturating_sub(tx.unsent()),
+                cwnd: tx.cwnd(),
+                in_flight: tx.pipe(),
                 srtt: tx.srtt(),
+                rttvar: tx.rttvar(),
                 mss: tx.mss(),
             });
         }

@@ -11,6 +11,9 @@
 
 pub mod data_receiver;
 pub mod data_sender;
+pub mod minrtt;
+pub mod redundant;
+pub mod roundrobin;
 pub mod scheduler;
 
 pub use data_receiver::DataReceiver;

@@ -8,18 +8,13 @@
 //! `TCP_CA_Loss`); it *has room* when its congestion window lets one more full segment out.
 //! Backup subflows (RFC 8684 §3.3.8) are used only when no usable non-backup subflow exists.
 //!
-//! - `minrtt` (Linux v0.90's default, `get_available_subflow`): the subflow with room and the
-//!   lowest smoothed RTT, chunk by chunk, so the fastest subflow fills its window first. Not
-//!   modelled yet: the default scheduler's opportunistic retransmission and penalisation of the
-//!   slow subflow when the connection's window stalls (`mptcp_rcv_buf_optimization`).
-//! - `roundrobin` (Linux v0.90 `mptcp_rr.c` with its defaults `num_segments = 1`,
-//!   `cwnd_limited = 1`): one chunk per turn to each subflow with room, in subflow order.
-//! - `redundant` (Linux v0.94 `mptcp_redundant.c`): every subflow with room sends every chunk,
-//!   each from its own position in the data sequence space, skipping what the DATA_ACK has
-//!   covered; data first sent by a faster subflow is repeated by the slower ones. A subflow's
-//!   timeout re-injects nothing: the other subflows carry its data already.
+//! The policies, a file each: [`super::minrtt`] (Linux v0.90's default), [`super::roundrobin`],
+//! [`super::redundant`].
 
 use super::data_sender::{Chunk, DataSender};
+use super::minrtt::MinRtt;
+use super::redundant::Redundant;
+use super::roundrobin::RoundRobin;
 use crate::sim::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -51,12 +46,17 @@ pub struct SchedView {
     pub backup: bool,
     /// Bytes its congestion window lets out beyond what is in flight and what it holds unsent.
     pub room: u64,
+    /// Congestion window and bytes in flight (RFC 6675 pipe), bytes.
+    pub cwnd: u64,
+    pub in_flight: u64,
+    /// Smoothed RTT and RTT variation (RFC 6298 SRTT, RTTVAR).
     pub srtt: Option<Duration>,
+    pub rttvar: Duration,
     pub mss: u32,
 }
 
 impl SchedView {
-    fn has_room(&self) -> bool {
+    pub(super) fn has_room(&self) -> bool {
         self.usable && self.room >= u64::from(self.mss)
     }
 }
@@ -75,91 +75,14 @@ pub trait Scheduler {
 
 /// Whether backup subflows may be used: no non-backup subflow is usable (RFC 8684 §3.3.8:
 /// backups carry data only when no other subflow can).
-fn backups_allowed(subflows: &[SchedView]) -> bool {
+pub(super) fn backups_allowed(subflows: &[SchedView]) -> bool {
     !subflows.iter().any(|s| s.usable && !s.backup)
 }
 
 /// Gives `chunk`'s bytes to subflow `i`.
-fn assign(subflows: &mut [SchedView], i: usize, chunk: Chunk, out: &mut Vec<(usize, Chunk)>) {
+pub(super) fn assign(subflows: &mut [SchedView], i: usize, chunk: Chunk, out: &mut Vec<(usize, Chunk)>) {
     subflows[i].room = subflows[i].room.saturating_sub(u64::from(chunk.len));
     out.push((i, chunk));
-}
-
-/// Lowest smoothed RTT first.
-#[derive(Clone, Debug, Default)]
-pub struct MinRtt;
-
-impl Scheduler for MinRtt {
-    fn fill(&mut self, subflows: &mut [SchedView], data: &mut DataSender, out: &mut Vec<(usize, Chunk)>) {
-        let backups = backups_allowed(subflows);
-        loop {
-            let best = (0..subflows.len())
-                .filter(|&i| subflows[i].has_room() && (backups || !subflows[i].backup))
-                .min_by_key(|&i| (subflows[i].srtt.unwrap_or(Duration::ZERO), i));
-            let Some(i) = best else { return };
-            let Some(chunk) = data.next_chunk(i as u8, subflows[i].mss) else { return };
-            assign(subflows, i, chunk, out);
-        }
-    }
-}
-
-/// One chunk per subflow per turn.
-#[derive(Clone, Debug, Default)]
-pub struct RoundRobin {
-    /// The subflow whose turn is next.
-    next: usize,
-}
-
-impl Scheduler for RoundRobin {
-    fn fill(&mut self, subflows: &mut [SchedView], data: &mut DataSender, out: &mut Vec<(usize, Chunk)>) {
-        let backups = backups_allowed(subflows);
-        let n = subflows.len();
-        loop {
-            let turn = (0..n)
-                .map(|k| (self.next + k) % n)
-                .find(|&i| subflows[i].has_room() && (backups || !subflows[i].backup));
-            let Some(i) = turn else { return };
-            let Some(chunk) = data.next_chunk(i as u8, subflows[i].mss) else { return };
-            assign(subflows, i, chunk, out);
-            self.next = (i + 1) % n;
-        }
-    }
-}
-
-/// Every chunk on every subflow.
-#[derive(Clone, Debug, Default)]
-pub struct Redundant {
-    /// Per subflow, the next data sequence number it sends.
-    next: Vec<u64>,
-}
-
-impl Scheduler for Redundant {
-    fn fill(&mut self, subflows: &mut [SchedView], data: &mut DataSender, out: &mut Vec<(usize, Chunk)>) {
-        self.next.resize(subflows.len(), 0);
-        let backups = backups_allowed(subflows);
-        // Chunk by chunk across the subflows, so that new data goes out first on the subflow
-        // that has room first rather than all on the lowest-numbered one.
-        loop {
-            let mut sent = false;
-            for i in 0..subflows.len() {
-                if !subflows[i].has_room() || (subflows[i].backup && !backups) {
-                    continue;
-                }
-                if let Some(chunk) = data.chunk_from(self.next[i], subflows[i].mss) {
-                    self.next[i] = chunk.dsn + u64::from(chunk.len);
-                    assign(subflows, i, chunk, out);
-                    sent = true;
-                }
-            }
-            if !sent {
-                return;
-            }
-        }
-    }
-
-    fn reinjects(&self) -> bool {
-        false
-    }
 }
 
 /// Every scheduler, for static dispatch.
@@ -201,6 +124,9 @@ impl Scheduler for AnyScheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::mptcp::minrtt::MinRtt;
+    use crate::transport::mptcp::redundant::Redundant;
+    use crate::transport::mptcp::roundrobin::RoundRobin;
 
     const MSS: u32 = 1000;
 
@@ -209,7 +135,10 @@ mod tests {
             usable: true,
             backup: false,
             room: room_segments * u64::from(MSS),
+            cwnd: room_segments * u64::from(MSS),
+            in_flight: 0,
             srtt: Some(Duration::from_millis(srtt_ms)),
+            rttvar: Duration::ZERO,
             mss: MSS,
         }
     }

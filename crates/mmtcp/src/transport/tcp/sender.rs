@@ -246,6 +246,10 @@ impl TcpSender {
     pub fn srtt(&self) -> Option<Duration> {
         self.rtt.srtt()
     }
+    /// RTTVAR (RFC 6298; with the Linux rule, its mean deviation).
+    pub fn rttvar(&self) -> Duration {
+        self.rtt.rttvar()
+    }
     pub fn is_established(&self) -> bool {
         self.hs == Handshake::Established
     }
