@@ -292,7 +292,7 @@ impl World {
             });
         }
         conn.chunks.clear();
-        conn.scheduler.fill(&mut conn.sched_views, &mut conn.data_tx, &mut conn.chunks);
+        conn.scheduler.fill(now, &mut conn.sched_views, &mut conn.data_tx, &mut conn.chunks);
         for &(k, chunk) in &conn.chunks {
             self.flows[conn.first + k].sender.write_mapped(chunk.dsn, chunk.len);
         }

@@ -87,6 +87,16 @@ impl DataSender {
         self.next_new
     }
 
+    /// Bytes written and never sent on any subflow.
+    pub fn unsent(&self) -> u64 {
+        self.app_end - self.next_new
+    }
+
+    /// Bytes the connection's receive window still lets out beyond what was sent.
+    pub fn window_free(&self) -> u64 {
+        self.edge.saturating_sub(self.next_new)
+    }
+
     /// Bytes written and not yet acknowledged at connection level.
     pub fn outstanding(&self) -> u64 {
         self.app_end - self.data_una

@@ -4,14 +4,20 @@
 
 use super::data_sender::{Chunk, DataSender};
 use super::scheduler::{assign, backups_allowed, SchedView, Scheduler};
-use crate::sim::Duration;
+use crate::sim::{Duration, SimTime};
 
 /// Lowest smoothed RTT first.
 #[derive(Clone, Debug, Default)]
 pub struct MinRtt;
 
 impl Scheduler for MinRtt {
-    fn fill(&mut self, subflows: &mut [SchedView], data: &mut DataSender, out: &mut Vec<(usize, Chunk)>) {
+    fn fill(
+        &mut self,
+        now: SimTime,
+        subflows: &mut [SchedView],
+        data: &mut DataSender,
+        out: &mut Vec<(usize, Chunk)>,
+    ) {
         let backups = backups_allowed(subflows);
         loop {
             let best = (0..subflows.len())

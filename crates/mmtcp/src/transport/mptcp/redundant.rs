@@ -5,6 +5,7 @@
 
 use super::data_sender::{Chunk, DataSender};
 use super::scheduler::{assign, backups_allowed, SchedView, Scheduler};
+use crate::sim::SimTime;
 
 /// Every chunk on every subflow.
 #[derive(Clone, Debug, Default)]
@@ -14,7 +15,13 @@ pub struct Redundant {
 }
 
 impl Scheduler for Redundant {
-    fn fill(&mut self, subflows: &mut [SchedView], data: &mut DataSender, out: &mut Vec<(usize, Chunk)>) {
+    fn fill(
+        &mut self,
+        now: SimTime,
+        subflows: &mut [SchedView],
+        data: &mut DataSender,
+        out: &mut Vec<(usize, Chunk)>,
+    ) {
         self.next.resize(subflows.len(), 0);
         let backups = backups_allowed(subflows);
         // Chunk by chunk across the subflows, so that new data goes out first on the subflow

@@ -4,6 +4,7 @@
 
 use super::data_sender::{Chunk, DataSender};
 use super::scheduler::{assign, backups_allowed, SchedView, Scheduler};
+use crate::sim::SimTime;
 
 /// One chunk per subflow per turn.
 #[derive(Clone, Debug, Default)]
@@ -13,7 +14,13 @@ pub struct RoundRobin {
 }
 
 impl Scheduler for RoundRobin {
-    fn fill(&mut self, subflows: &mut [SchedView], data: &mut DataSender, out: &mut Vec<(usize, Chunk)>) {
+    fn fill(
+        &mut self,
+        now: SimTime,
+        subflows: &mut [SchedView],
+        data: &mut DataSender,
+        out: &mut Vec<(usize, Chunk)>,
+    ) {
         let backups = backups_allowed(subflows);
         let n = subflows.len();
         loop {

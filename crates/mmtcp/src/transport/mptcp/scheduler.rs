@@ -15,7 +15,7 @@ use super::data_sender::{Chunk, DataSender};
 use super::minrtt::MinRtt;
 use super::redundant::Redundant;
 use super::roundrobin::RoundRobin;
-use crate::sim::Duration;
+use crate::sim::{Duration, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// The scheduler a scenario asks for (`transport.scheduler`).
@@ -63,9 +63,15 @@ impl SchedView {
 
 /// One scheduling policy.
 pub trait Scheduler {
-    /// Hands chunks of `data` to `subflows` (whose `room` it lowers as it goes), appending
-    /// (subflow index, chunk) to `out` in sending order.
-    fn fill(&mut self, subflows: &mut [SchedView], data: &mut DataSender, out: &mut Vec<(usize, Chunk)>);
+    /// At `now`, hands chunks of `data` to `subflows` (whose `room` it lowers as it goes),
+    /// appending (subflow index, chunk) to `out` in sending order.
+    fn fill(
+        &mut self,
+        now: SimTime,
+        subflows: &mut [SchedView],
+        data: &mut DataSender,
+        out: &mut Vec<(usize, Chunk)>,
+    );
 
     /// Whether a subflow's timeout should queue its data for re-injection on the others.
     fn reinjects(&self) -> bool {
@@ -104,11 +110,17 @@ impl AnyScheduler {
 }
 
 impl Scheduler for AnyScheduler {
-    fn fill(&mut self, subflows: &mut [SchedView], data: &mut DataSender, out: &mut Vec<(usize, Chunk)>) {
+    fn fill(
+        &mut self,
+        now: SimTime,
+        subflows: &mut [SchedView],
+        data: &mut DataSender,
+        out: &mut Vec<(usize, Chunk)>,
+    ) {
         match self {
-            AnyScheduler::MinRtt(s) => s.fill(subflows, data, out),
-            AnyScheduler::RoundRobin(s) => s.fill(subflows, data, out),
-            AnyScheduler::Redundant(s) => s.fill(subflows, data, out),
+            AnyScheduler::MinRtt(s) => s.fill(now, subflows, data, out),
+            AnyScheduler::RoundRobin(s) => s.fill(now, subflows, data, out),
+            AnyScheduler::Redundant(s) => s.fill(now, subflows, data, out),
         }
     }
 
@@ -151,7 +163,7 @@ mod tests {
 
     fn run(s: &mut impl Scheduler, views: &mut [SchedView], d: &mut DataSender) -> Vec<(usize, u64)> {
         let mut out = Vec::new();
-        s.fill(views, d, &mut out);
+        s.fill(SimTime::ZERO, views, d, &mut out);
         out.into_iter().map(|(i, c)| (i, c.dsn / u64::from(MSS))).collect()
     }
 
