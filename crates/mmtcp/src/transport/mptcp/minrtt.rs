@@ -13,7 +13,7 @@ pub struct MinRtt;
 impl Scheduler for MinRtt {
     fn fill(
         &mut self,
-        now: SimTime,
+        _now: SimTime,
         subflows: &mut [SchedView],
         data: &mut DataSender,
         out: &mut Vec<(usize, Chunk)>,

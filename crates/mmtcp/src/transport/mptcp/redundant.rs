@@ -17,7 +17,7 @@ pub struct Redundant {
 impl Scheduler for Redundant {
     fn fill(
         &mut self,
-        now: SimTime,
+        _now: SimTime,
         subflows: &mut [SchedView],
         data: &mut DataSender,
         out: &mut Vec<(usize, Chunk)>,

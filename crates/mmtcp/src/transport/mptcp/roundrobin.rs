@@ -16,7 +16,7 @@ pub struct RoundRobin {
 impl Scheduler for RoundRobin {
     fn fill(
         &mut self,
-        now: SimTime,
+        _now: SimTime,
         subflows: &mut [SchedView],
         data: &mut DataSender,
         out: &mut Vec<(usize, Chunk)>,
