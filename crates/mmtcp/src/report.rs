@@ -122,6 +122,8 @@ struct SubflowSummary<'a> {
     retransmitted_segments: u64,
     rto_count: u64,
     fast_recoveries: u64,
+    /// Times the scheduler halved its window for holding up the connection.
+    penalisations: u64,
     rtt_ms: Latency,
     final_cwnd_bytes: u64,
 }
@@ -133,6 +135,9 @@ struct MptcpSummary {
     /// queued any.
     reinjected_bytes: u64,
     reinjection_events: u64,
+    /// Bytes of the oldest unacknowledged chunk sent again on a faster subflow while the window
+    /// was blocked.
+    opportunistic_bytes: u64,
     /// Bytes that reached the connection a second time.
     duplicate_bytes: u64,
     /// Bytes held in the connection's receive buffer waiting for earlier data.
@@ -297,6 +302,7 @@ fn connection<'a>(
                 retransmitted_segments: tx.retransmitted_segments,
                 rto_count: tx.rto_count,
                 fast_recoveries: tx.fast_recoveries,
+                penalisations: tx.penalisations,
                 rtt_ms: latency_ms(&tx.rtt),
                 final_cwnd_bytes: f.sender().cwnd(),
             }
@@ -332,6 +338,7 @@ fn connection<'a>(
             scheduler: c.scheduler().name(),
             reinjected_bytes: data_tx.reinjected_bytes,
             reinjection_events: data_tx.reinjection_events,
+            opportunistic_bytes: data_tx.opportunistic_bytes,
             duplicate_bytes: rx.duplicate_bytes,
             reorder_buffer_mean_bytes: rx.mean_held(end, c.data_receiver().held()),
             reorder_buffer_max_bytes: rx.max_held,

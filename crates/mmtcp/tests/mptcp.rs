@@ -302,6 +302,20 @@ fn test_the_shared_receive_buffer_blocks_the_fast_path_behind_the_slow_one() {
 }
 
 #[test]
+fn test_minrtt_penalises_the_slow_subflow_and_resends_what_it_holds_up() {
+    // The slow path's RTT (202 ms) is more than four times the fast one's (22 ms): when the
+    // 512 KB connection window fills, the fast subflow sends the chunk the receiver waits for
+    // again and halves the slow subflow's window (Linux v0.90 `mptcp_rcv_buf_optimization`).
+    let text = two_paths(r#", receive_buffer = "512KB""#, r#"{ kind = "bulk" }"#)
+        .replace("delay = \"30ms\"", "delay = \"100ms\"");
+    let out = run_toml(&text);
+    let f = flow(&out);
+    assert!(f["mptcp"]["opportunistic_bytes"].as_u64().unwrap() > 0);
+    assert!(f["subflows"][1]["penalisations"].as_u64().unwrap() > 0);
+    assert_eq!(f["subflows"][0]["penalisations"].as_u64(), Some(0), "the fast one is never penalised");
+}
+
+#[test]
 fn test_mptcp_keys_need_kind_mptcp_and_subflows() {
     let bad = [
         (

@@ -282,6 +282,7 @@ impl World {
             let tx = &flow.sender;
             conn.sched_views.push(SchedView {
                 usable: tx.is_established() && !matches!(tx.ca_state(), CaState::Loss { .. }),
+                open: tx.ca_state() == CaState::Open,
                 backup: conn.backup[k],
                 room: tx.window_room().saturating_sub(tx.unsent()),
                 cwnd: tx.cwnd(),
@@ -289,10 +290,16 @@ impl World {
                 srtt: tx.srtt(),
                 rttvar: tx.rttvar(),
                 mss: tx.mss(),
+                penalise: false,
             });
         }
         conn.chunks.clear();
         conn.scheduler.fill(now, &mut conn.sched_views, &mut conn.data_tx, &mut conn.chunks);
+        for (k, view) in conn.sched_views.iter().enumerate() {
+            if view.penalise {
+                self.flows[conn.first + k].sender.penalise();
+            }
+        }
         for &(k, chunk) in &conn.chunks {
             self.flows[conn.first + k].sender.write_mapped(chunk.dsn, chunk.len);
         }

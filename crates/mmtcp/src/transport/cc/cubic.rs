@@ -362,6 +362,12 @@ impl CongestionControl for Cubic {
     fn on_recovery_exit(&mut self, _now: SimTime) {
         // cwnd was set to ssthresh on entry (§4.6); the next epoch starts at the next ACK.
     }
+
+    fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd_bytes = cwnd;
+        self.cwnd_frac_bytes = 0.0;
+        self.ssthresh_bytes = ssthresh;
+    }
 }
 
 #[cfg(test)]

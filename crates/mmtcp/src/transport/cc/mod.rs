@@ -148,6 +148,12 @@ pub trait CongestionControl {
     /// restarting after an idle period caused by the application.
     fn on_tx_start(&mut self, _now: SimTime, _app_limited: bool) {}
 
+    /// The window is written from outside the controller, as Linux MP-TCP's default scheduler
+    /// writes a slow subflow's `snd_cwnd` and `snd_ssthresh` when it penalises it
+    /// (`mptcp_rcv_buf_optimization`): the controller takes them and keeps the rest of its
+    /// state (a CUBIC epoch, BBR's model), as Linux's controllers do.
+    fn set_window(&mut self, cwnd: u64, ssthresh: u64);
+
     /// An MP-TCP subflow's controller reads its connection's subflows, just before the sender
     /// hands it an ACK or a timeout (see [`coupling`]). Coupled controllers keep what they need
     /// of it; the default, for uncoupled ones, reads nothing.
@@ -257,5 +263,8 @@ impl CongestionControl for AnyCc {
     }
     fn couple(&mut self, siblings: &Siblings) {
         dispatch!(self, c => c.couple(siblings))
+    }
+    fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+        dispatch!(self, c => c.set_window(cwnd, ssthresh))
     }
 }

@@ -152,6 +152,11 @@ impl CongestionControl for NewReno {
         // cwnd already equals ssthresh (set on entry); start byte counting afresh.
         self.ca_acked_bytes = 0;
     }
+
+    fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd_bytes = cwnd;
+        self.ssthresh_bytes = ssthresh;
+    }
 }
 
 /// A deterministic ACK clock for controller tests, shared with `cubic.rs`: one flow, fixed RTT,

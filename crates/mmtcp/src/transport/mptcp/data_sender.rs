@@ -3,10 +3,13 @@
 //! window, and the queue of data to re-inject on another subflow.
 //!
 //! Data leaves in chunks of at most one segment, each mapped onto one subflow
-//! ([`crate::transport::tcp::dss_map`]). Re-injected chunks go first (Linux v0.90
-//! `mptcp_next_segment`: the reinject queue before the send queue), each on a subflow that has
-//! not carried it yet (`mptcp_dont_reinject_skb`); then new data, up to the application's writes
-//! and the right edge of the connection's window. The right edge only moves forward: a DATA_ACK
+//! ([`crate::transport::tcp::dss_map`]). The chunks sent and not yet DATA_ACKed are kept in
+//! data-sequence order with the subflows that carried them (Linux's per-segment `path_mask`).
+//! Re-injected chunks go first (Linux v0.90 `mptcp_next_segment`: the reinject queue before the
+//! send queue), each on a subflow that has not carried it yet (`mptcp_dont_reinject_skb`); then
+//! new data, up to the application's writes and the right edge of the connection's window. A
+//! scheduler may also send the oldest unacknowledged chunk again on another subflow (the default
+//! scheduler's opportunistic retransmission, [`super::minrtt`]). The right edge only moves forward: a DATA_ACK
 //! arriving late on a slow subflow does not shrink the window (RFC 8684 §3.3.5, as RFC 9293
 //! §3.8.6.2.1 for TCP).
 
@@ -21,12 +24,13 @@ pub struct Chunk {
     pub reinjected: bool,
 }
 
-/// A chunk waiting for re-injection, with the subflows that already carried it (a bit each).
-#[derive(Clone, Copy, Debug)]
-struct Reinjection {
-    dsn: u64,
-    len: u16,
-    carried_by: u64,
+/// A chunk sent and not yet acknowledged at connection level, with the subflows that carried
+/// it (bit k: subflow k).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentChunk {
+    pub dsn: u64,
+    pub len: u16,
+    pub carried_by: u64,
 }
 
 /// Counters of the connection-level sender.
@@ -36,6 +40,9 @@ pub struct DataSenderStats {
     pub reinjected_bytes: u64,
     /// Subflow timeouts that queued data for re-injection.
     pub reinjection_events: u64,
+    /// Bytes of the oldest unacknowledged chunk sent again on another subflow while the
+    /// connection's window was blocked (opportunistic retransmission).
+    pub opportunistic_bytes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -49,7 +56,10 @@ pub struct DataSender {
     next_new: u64,
     /// Right edge of the connection's receive window: DATA_ACK + window, the largest heard.
     edge: u64,
-    reinject: VecDeque<Reinjection>,
+    /// Chunks sent and not yet DATA_ACKed, in data-sequence order.
+    sent: VecDeque<SentChunk>,
+    /// Starts of the chunks waiting for re-injection, in data-sequence order.
+    reinject: VecDeque<u64>,
     pub stats: DataSenderStats,
 }
 
@@ -63,6 +73,7 @@ impl DataSender {
             data_una: 0,
             next_new: 0,
             edge: window,
+            sent: VecDeque::new(),
             reinject: VecDeque::new(),
             stats: DataSenderStats::default(),
         }
@@ -109,31 +120,62 @@ impl DataSender {
         }
         self.data_una = data_ack;
         self.edge = self.edge.max(data_ack + window);
-        while self.reinject.front().is_some_and(|r| r.dsn + u64::from(r.len) <= data_ack) {
+        while self.sent.front().is_some_and(|c| c.dsn + u64::from(c.len) <= data_ack) {
+            self.sent.pop_front();
+        }
+        let first = self.sent.front().map_or(u64::MAX, |c| c.dsn);
+        while self.reinject.front().is_some_and(|&dsn| dsn < first) {
             self.reinject.pop_front();
         }
     }
 
+    /// The oldest chunk not yet acknowledged at connection level.
+    pub fn head(&self) -> Option<SentChunk> {
+        self.sent.front().copied()
+    }
+
+    /// Whether the connection's window holds new data back: data is waiting and the window has
+    /// no room for the next chunk of `mss` bytes (Linux: `tcp_snd_wnd_test` fails on the meta
+    /// socket).
+    pub fn window_blocked(&self, mss: u32) -> bool {
+        self.unsent() > 0 && self.window_free() < self.unsent().min(u64::from(mss))
+    }
+
+    /// Whether everything written was sent and the application is held back by a full send
+    /// buffer (Linux: no send head, `SOCK_NOSPACE`).
+    pub fn send_buffer_limited(&self) -> bool {
+        self.unsent() == 0 && self.buffer_space() == 0
+    }
+
+    /// Sends the oldest unacknowledged chunk again, on `subflow` (an opportunistic
+    /// retransmission); `None` if there is none or `subflow` carried it already.
+    pub fn retransmit_head(&mut self, subflow: u8) -> Option<Chunk> {
+        let bit = 1u64 << subflow;
+        let head = self.sent.front_mut().filter(|c| c.carried_by & bit == 0)?;
+        head.carried_by |= bit;
+        self.stats.opportunistic_bytes += u64::from(head.len);
+        Some(Chunk { dsn: head.dsn, len: head.len, reinjected: true })
+    }
+
+    fn sent_index(&self, dsn: u64) -> Option<usize> {
+        self.sent.binary_search_by_key(&dsn, |c| c.dsn).ok()
+    }
+
     /// Subflow `origin` timed out: its chunks not yet acknowledged at connection level wait to
-    /// be sent on another subflow. Chunks already waiting only learn that `origin` carried them.
+    /// be sent on another subflow (chunks already waiting wait once).
     pub fn queue_reinjection(&mut self, origin: u8, chunks: impl Iterator<Item = (u64, u16)>) {
         let bit = 1u64 << origin;
         let mut queued = false;
-        for (dsn, len) in chunks {
-            if dsn + u64::from(len) <= self.data_una {
-                continue;
-            }
-            match self.reinject.iter_mut().find(|r| r.dsn == dsn) {
-                Some(r) => r.carried_by |= bit,
-                None => {
-                    self.reinject.push_back(Reinjection { dsn, len, carried_by: bit });
-                    queued = true;
-                }
+        for (dsn, _) in chunks {
+            let Some(i) = self.sent_index(dsn) else { continue }; // acknowledged meanwhile
+            self.sent[i].carried_by |= bit;
+            if let Err(at) = self.reinject.binary_search(&dsn) {
+                self.reinject.insert(at, dsn);
+                queued = true;
             }
         }
         if queued {
             self.stats.reinjection_events += 1;
-            self.reinject.make_contiguous().sort_unstable_by_key(|r| r.dsn);
         }
     }
 
@@ -142,9 +184,14 @@ impl DataSender {
         self.reinjection_for(subflow).is_some() || self.new_room() > 0
     }
 
-    fn reinjection_for(&self, subflow: u8) -> Option<usize> {
+    /// The first chunk waiting for re-injection that `subflow` has not carried: its place in
+    /// the queue and in `sent`.
+    fn reinjection_for(&self, subflow: u8) -> Option<(usize, usize)> {
         let bit = 1u64 << subflow;
-        self.reinject.iter().position(|r| r.carried_by & bit == 0 && r.dsn + u64::from(r.len) > self.data_una)
+        self.reinject.iter().enumerate().find_map(|(q, &dsn)| {
+            let i = self.sent_index(dsn)?;
+            (self.sent[i].carried_by & bit == 0).then_some((q, i))
+        })
     }
 
     /// New bytes that may be sent: written, and inside the window.
@@ -155,12 +202,16 @@ impl DataSender {
     /// The next chunk for subflow `subflow`, of at most `mss` bytes: a re-injection it has not
     /// carried, else new data.
     pub fn next_chunk(&mut self, subflow: u8, mss: u32) -> Option<Chunk> {
-        if let Some(i) = self.reinjection_for(subflow) {
-            let r = self.reinject.remove(i).expect("found");
-            self.stats.reinjected_bytes += u64::from(r.len);
-            return Some(Chunk { dsn: r.dsn, len: r.len, reinjected: true });
+        if let Some((q, i)) = self.reinjection_for(subflow) {
+            self.reinject.remove(q);
+            let c = &mut self.sent[i];
+            c.carried_by |= 1u64 << subflow;
+            self.stats.reinjected_bytes += u64::from(c.len);
+            return Some(Chunk { dsn: c.dsn, len: c.len, reinjected: true });
         }
-        self.take_new(mss)
+        let chunk = self.take_new(mss)?;
+        self.sent.push_back(SentChunk { dsn: chunk.dsn, len: chunk.len, carried_by: 1u64 << subflow });
+        Some(chunk)
     }
 
     fn take_new(&mut self, mss: u32) -> Option<Chunk> {
@@ -173,15 +224,19 @@ impl DataSender {
         Some(Chunk { dsn, len: len as u16, reinjected: false })
     }
 
-    /// For a scheduler that sends every byte on every subflow (redundant): the chunk from `from`
-    /// on, of at most `mss` bytes — data another subflow already sent, or else new data.
-    pub fn chunk_from(&mut self, from: u64, mss: u32) -> Option<Chunk> {
-        let start = from.max(self.data_una);
-        if start < self.next_new {
-            let len = (self.next_new - start).min(u64::from(mss));
-            return Some(Chunk { dsn: start, len: len as u16, reinjected: false });
+    /// For a scheduler that sends every byte on every subflow (redundant): the chunk of
+    /// `subflow` from `from` on — one another subflow already sent, or else new data of at most
+    /// `mss` bytes.
+    pub fn chunk_from(&mut self, subflow: u8, from: u64, mss: u32) -> Option<Chunk> {
+        let bit = 1u64 << subflow;
+        let i = self.sent.partition_point(|c| c.dsn + u64::from(c.len) <= from);
+        if let Some(c) = self.sent.get_mut(i) {
+            c.carried_by |= bit;
+            return Some(Chunk { dsn: c.dsn, len: c.len, reinjected: false });
         }
-        self.take_new(mss)
+        let chunk = self.take_new(mss)?;
+        self.sent.push_back(SentChunk { dsn: chunk.dsn, len: chunk.len, carried_by: bit });
+        Some(chunk)
     }
 }
 
@@ -234,15 +289,31 @@ mod tests {
     }
 
     #[test]
+    fn test_the_head_goes_again_once_per_subflow_when_the_window_blocks() {
+        let mut tx = DataSender::new(1 << 20, 3000);
+        tx.write(10_000);
+        while tx.next_chunk(0, 1000).is_some() {}
+        assert!(tx.window_blocked(1000));
+        assert_eq!(tx.retransmit_head(0), None, "subflow 0 carried it");
+        assert_eq!(tx.retransmit_head(1).map(|c| (c.dsn, c.reinjected)), Some((0, true)));
+        assert_eq!(tx.retransmit_head(1), None, "once");
+        assert_eq!(tx.stats.opportunistic_bytes, 1000);
+        tx.on_data_ack(3000, 7000);
+        assert!(!tx.window_blocked(1000));
+        assert_eq!(tx.head(), None);
+    }
+
+    #[test]
     fn test_redundant_chunks_repeat_what_others_sent_then_take_new_data() {
         let mut tx = DataSender::new(1 << 20, 1 << 20);
         tx.write(3000);
-        assert_eq!(tx.chunk_from(0, 1000).map(|c| c.dsn), Some(0));
-        assert_eq!(tx.chunk_from(1000, 1000).map(|c| c.dsn), Some(1000));
-        assert_eq!(tx.chunk_from(0, 1000).map(|c| (c.dsn, c.len)), Some((0, 1000)), "a copy");
+        assert_eq!(tx.chunk_from(0, 0, 1000).map(|c| c.dsn), Some(0));
+        assert_eq!(tx.chunk_from(0, 1000, 1000).map(|c| c.dsn), Some(1000));
+        assert_eq!(tx.chunk_from(1, 0, 1000).map(|c| (c.dsn, c.len)), Some((0, 1000)), "a copy");
+        assert_eq!(tx.head().map(|c| c.carried_by), Some(0b11));
         tx.on_data_ack(1000, 1 << 20);
-        assert_eq!(tx.chunk_from(0, 1000).map(|c| c.dsn), Some(1000), "skips acknowledged data");
-        assert_eq!(tx.chunk_from(2000, 1000).map(|c| c.dsn), Some(2000));
-        assert_eq!(tx.chunk_from(3000, 1000), None, "everything written was sent");
+        assert_eq!(tx.chunk_from(1, 0, 1000).map(|c| c.dsn), Some(1000), "skips acknowledged data");
+        assert_eq!(tx.chunk_from(0, 2000, 1000).map(|c| c.dsn), Some(2000));
+        assert_eq!(tx.chunk_from(0, 3000, 1000), None, "everything written was sent");
     }
 }

@@ -32,7 +32,7 @@ impl Scheduler for Redundant {
                 if !subflows[i].has_room() || (subflows[i].backup && !backups) {
                     continue;
                 }
-                if let Some(chunk) = data.chunk_from(self.next[i], subflows[i].mss) {
+                if let Some(chunk) = data.chunk_from(i as u8, self.next[i], subflows[i].mss) {
                     self.next[i] = chunk.dsn + u64::from(chunk.len);
                     assign(subflows, i, chunk, out);
                     sent = true;

@@ -24,11 +24,11 @@ impl Scheduler for RoundRobin {
         let backups = backups_allowed(subflows);
         let n = subflows.len();
         loop {
-            let turn = (0..n)
-                .map(|k| (self.next + k) % n)
-                .find(|&i| subflows[i].has_room() && (backups || !subflows[i].backup));
+            let turn = (0..n).map(|k| (self.next + k) % n).find(|&i| {
+                subflows[i].has_room() && (backups || !subflows[i].backup) && data.has_data_for(i as u8)
+            });
             let Some(i) = turn else { return };
-            let Some(chunk) = data.next_chunk(i as u8, subflows[i].mss) else { return };
+            let chunk = data.next_chunk(i as u8, subflows[i].mss).expect("it has data for i");
             assign(subflows, i, chunk, out);
             self.next = (i + 1) % n;
         }

@@ -101,6 +101,8 @@ pub struct SenderStats {
     pub retransmitted_segments: u64,
     pub rto_count: u64,
     pub fast_recoveries: u64,
+    /// Times an MP-TCP scheduler halved this subflow's window ([`TcpSender::penalise`]).
+    pub penalisations: u64,
     /// RTT samples (picoseconds).
     pub rtt: LogHistogram,
     /// Sum and count of RTT samples since the time series last read them.
@@ -317,6 +319,17 @@ impl TcpSender {
             self.rate.app_limited = (self.rate.delivered + pipe).max(1);
             self.cwnd_limited = false;
         }
+    }
+
+    /// Halves this subflow's window, as Linux MP-TCP's default scheduler penalises a slow
+    /// subflow that holds up the connection (`mptcp_rcv_buf_optimization`): cwnd := max(cwnd / 2,
+    /// 1 segment) and, unless in slow start, ssthresh := max(ssthresh / 2, 2 segments).
+    pub fn penalise(&mut self) {
+        let mss = u64::from(self.mss);
+        let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+        let ssthresh = if cwnd >= ssthresh { (ssthresh / 2).max(2 * mss) } else { ssthresh };
+        self.cc.set_window((cwnd / 2).max(mss), ssthresh);
+        self.stats.penalisations += 1;
     }
 
     /// The controller reads its connection's subflows (see [`crate::transport::cc::coupling`]).

@@ -784,6 +784,11 @@ impl CongestionControl for Bbr {
     /// restores the saved cwnd.
     fn on_recovery_exit(&mut self, _now: SimTime) {}
 
+    fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd_bytes = cwnd;
+        self.ssthresh_bytes = ssthresh;
+    }
+
     fn pacing_rate(&self) -> Option<u64> {
         Some(self.pacing_rate)
     }
