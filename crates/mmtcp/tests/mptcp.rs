@@ -363,3 +363,18 @@ fn test_mptcp_runs_are_deterministic() {
     };
     assert_eq!(strip(&a.summary), strip(&b.summary));
 }
+
+#[test]
+fn test_the_documented_example_runs_on_its_scenario() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let doc = std::fs::read_to_string(format!("{root}/docs/models/mptcp.md")).unwrap();
+    let example = doc.split("```toml\n").nth(1).and_then(|b| b.split("```").next()).expect("a toml block");
+    let scenario = std::fs::read_to_string(format!("{root}/scenarios/mptcp-lte-28ghz.toml")).unwrap();
+    let links = &scenario[..scenario.find("[[flow]]").expect("a flow")];
+    let out = run_toml_with(&format!("{links}{example}"), &[("simulation.duration", "1s")]);
+    let f = flow(&out);
+    assert_eq!(f["name"], "upload");
+    for s in f["subflows"].as_array().unwrap() {
+        assert!(s["bytes_delivered"].as_u64().unwrap() > 100_000, "both links carry data: {s}");
+    }
+}
