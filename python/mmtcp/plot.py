@@ -61,9 +61,22 @@ def plot_result(summary: Summary, timeseries: pd.DataFrame, plots_dir: Path) -> 
     return written
 
 
+def _tcp_connections(summary: Summary) -> list[str]:
+    """The names of every TCP connection: single-path flows, and each MP-TCP flow's subflows."""
+    names = []
+    for flow in summary["flows"]:
+        names.extend(s["name"] for s in flow.get("subflows") or [{"name": flow["name"]}])
+    return names
+
+
 def goodput_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
-    """Goodput per flow over time, with each radio link's forward capacity overlaid."""
-    flows = _present(ts, [(f["name"], f"flow.{f['name']}.goodput_bps") for f in summary["flows"]])
+    """Goodput per flow over time (an MP-TCP flow's and each of its subflows'), with each radio
+    link's forward capacity overlaid."""
+    names = []
+    for flow in summary["flows"]:
+        names.append(flow["name"])
+        names.extend(s["name"] for s in flow.get("subflows") or [])
+    flows = _present(ts, [(name, f"flow.{name}.goodput_bps") for name in names])
     if not flows:
         return None
     figure, ax = _figure(height=5.0)
@@ -95,12 +108,10 @@ def cwnd_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
         ("inflight_bytes", "bytes in flight", ":"),
     ]
     panels = []
-    for flow in summary["flows"]:
-        lines = _present(
-            ts, [((label, style), f"flow.{flow['name']}.{m}") for m, label, style in metrics]
-        )
+    for name in _tcp_connections(summary):
+        lines = _present(ts, [((label, style), f"flow.{name}.{m}") for m, label, style in metrics])
         if lines:
-            panels.append((flow["name"], lines))
+            panels.append((name, lines))
     if not panels:
         return None
     figure = Figure(figsize=(_WIDTH_INCHES, 2.0 + 2.5 * len(panels)), layout="constrained")
@@ -120,8 +131,9 @@ def cwnd_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
 
 
 def rtt_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
-    """Round-trip time per flow; intervals without a sample (NaN) are bridged."""
-    flows = _present(ts, [(f["name"], f"flow.{f['name']}.rtt_ms") for f in summary["flows"]])
+    """Round-trip time per flow (per subflow of an MP-TCP flow); intervals without a sample
+    (NaN) are bridged."""
+    flows = _present(ts, [(name, f"flow.{name}.rtt_ms") for name in _tcp_connections(summary)])
     if not flows:
         return None
     figure, ax = _figure(height=4.5)

@@ -55,3 +55,37 @@ def test_plots_whose_columns_are_absent_are_skipped(tmp_path):
     assert [p.name for p in written] == ["goodput.png"]
     nothing = Result(result.summary, result.timeseries[["time_s"]], "").plot(tmp_path / "empty")
     assert nothing == []
+
+
+def test_an_mptcp_flow_is_drawn_with_its_subflows(monkeypatch, tmp_path):
+    """An MP-TCP flow's goodput panel has the connection and each subflow; the window and RTT
+    plots have a panel or line per subflow (the connection has no window of its own)."""
+    from mmtcp import plot
+
+    summary = fake_summary()
+    name = summary["flows"][0]["name"]
+    subflows = [f"{name}.sf0", f"{name}.sf1"]
+    summary["flows"][0]["subflows"] = [{"name": s} for s in subflows]
+    ts = fake_timeseries(summary)
+    for s in subflows:
+        for metric in ["goodput_bps", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rtt_ms"]:
+            ts[f"flow.{s}.{metric}"] = ts[f"flow.{name}.{metric}"]
+    ts = ts.drop(
+        columns=[
+            f"flow.{name}.{m}" for m in ["cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rtt_ms"]
+        ]
+    )
+    labels = {}
+    for figure_of in [plot.goodput_figure, plot.cwnd_figure, plot.rtt_figure]:
+        figure = figure_of(summary, ts)
+        labels[figure_of.__name__] = [
+            (ax.get_title(), [line.get_label() for line in ax.get_lines()]) for ax in figure.axes
+        ]
+    goodput_lines = labels["goodput_figure"][0][1]
+    for s in [name, *subflows]:
+        assert f"{s} goodput" in goodput_lines
+    other = summary["flows"][1]["name"]
+    assert [title for title, _ in labels["cwnd_figure"]] == [
+        f"Flow {s}: window and bytes in flight" for s in [*subflows, other]
+    ]
+    assert labels["rtt_figure"][0][1] == [*subflows, other]
