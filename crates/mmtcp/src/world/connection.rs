@@ -151,7 +151,7 @@ impl World {
                 let mapping = options.dss.and_then(|d| d.mapping);
                 debug_assert!(!packet.is_data() || mapping.is_some(), "subflow data carries its mapping");
                 if let Some(m) = mapping.filter(|_| packet.is_data()) {
-                    conn.data_rx.on_data(now, m.dsn, m.len, packet.first_sent_at());
+                    conn.data_rx.on_data(now, of.index, m.dsn, m.len, packet.first_sent_at());
                     if conn.completed_at.is_none()
                         && conn.total.is_some_and(|t| conn.data_rx.stats.bytes_delivered >= t)
                     {

@@ -60,8 +60,11 @@ pub struct DataReceiver {
     /// DATA_ACK: the next byte expected in order.
     data_ack: u64,
     held: IntervalSet,
-    /// The chunks held: (start, arrival, first transmission), sorted by start, starts distinct.
-    held_chunks: VecDeque<(u64, SimTime, SimTime)>,
+    /// The chunks held, per subflow that brought them: (start, arrival, first transmission),
+    /// sorted by start, starts distinct. A subflow brings its chunks mostly in data-sequence
+    /// order, so they join at the back of its queue; one queue for all would interleave the
+    /// subflows and insert every chunk of the slower one deep inside.
+    held_chunks: Vec<VecDeque<(u64, SimTime, SimTime)>>,
     pub stats: DataReceiverStats,
 }
 
@@ -71,7 +74,7 @@ impl DataReceiver {
             receive_buffer,
             data_ack: 0,
             held: IntervalSet::new(),
-            held_chunks: VecDeque::new(),
+            held_chunks: Vec::new(),
             stats: DataReceiverStats::default(),
         }
     }
@@ -90,9 +93,9 @@ impl DataReceiver {
         self.held.covered()
     }
 
-    /// Data-sequence bytes `dsn .. dsn + len`, first transmitted at `first_sent`, reached a
-    /// subflow at `now`.
-    pub fn on_data(&mut self, now: SimTime, dsn: u64, len: u16, first_sent: SimTime) {
+    /// Data-sequence bytes `dsn .. dsn + len`, first transmitted at `first_sent`, reached
+    /// subflow `subflow` at `now`.
+    pub fn on_data(&mut self, now: SimTime, subflow: u8, dsn: u64, len: u16, first_sent: SimTime) {
         let chunk = SeqRange::new(dsn, dsn + u64::from(len));
         if chunk.end <= self.data_ack {
             self.stats.duplicate_bytes += u64::from(len);
@@ -115,9 +118,18 @@ impl DataReceiver {
         self.held.insert(chunk, |p| new_bytes += p.len());
         self.stats.duplicate_bytes += u64::from(len) - new_bytes;
         if new_bytes > 0 {
-            let i = self.held_chunks.partition_point(|&(start, ..)| start < dsn);
-            if self.held_chunks.get(i).is_none_or(|&(start, ..)| start != dsn) {
-                self.held_chunks.insert(i, (dsn, now, first_sent));
+            let k = usize::from(subflow);
+            if self.held_chunks.len() <= k {
+                self.held_chunks.resize_with(k + 1, VecDeque::new);
+            }
+            let queue = &mut self.held_chunks[k];
+            if queue.back().is_none_or(|&(start, ..)| start < dsn) {
+                queue.push_back((dsn, now, first_sent));
+            } else {
+                let i = queue.partition_point(|&(start, ..)| start < dsn);
+                if queue.get(i).is_none_or(|&(start, ..)| start != dsn) {
+                    queue.insert(i, (dsn, now, first_sent));
+                }
             }
         }
         self.stats.max_held = self.stats.max_held.max(self.held.covered());
@@ -137,12 +149,14 @@ impl DataReceiver {
         }
         self.held.remove_below(self.data_ack);
         self.stats.bytes_delivered += self.data_ack - before;
-        while let Some(&(start, arrived, first_sent)) = self.held_chunks.front() {
-            if start >= self.data_ack {
-                break;
+        for k in 0..self.held_chunks.len() {
+            while let Some(&(start, arrived, first_sent)) = self.held_chunks[k].front() {
+                if start >= self.data_ack {
+                    break;
+                }
+                self.held_chunks[k].pop_front();
+                self.record_chunk(now, arrived, first_sent);
             }
-            self.held_chunks.pop_front();
-            self.record_chunk(now, arrived, first_sent);
         }
     }
 
@@ -165,10 +179,10 @@ mod tests {
     #[test]
     fn test_data_waits_for_the_earlier_subflow_and_the_window_shrinks_meanwhile() {
         let mut rx = DataReceiver::new(10_000);
-        rx.on_data(at(0), 1000, 1000, at(0));
-        rx.on_data(at(0), 2000, 1000, at(0));
+        rx.on_data(at(0), 0, 1000, 1000, at(0));
+        rx.on_data(at(0), 0, 2000, 1000, at(0));
         assert_eq!((rx.data_ack(), rx.held(), rx.window()), (0, 2000, 8000));
-        rx.on_data(at(40), 0, 1000, at(0));
+        rx.on_data(at(40), 0, 0, 1000, at(0));
         assert_eq!((rx.data_ack(), rx.held(), rx.window()), (3000, 0, 10_000));
         assert_eq!(rx.stats.bytes_delivered, 3000);
         assert_eq!(rx.stats.chunks_delivered, 3);
@@ -183,13 +197,13 @@ mod tests {
     #[test]
     fn test_copies_count_once() {
         let mut rx = DataReceiver::new(10_000);
-        rx.on_data(at(0), 0, 1000, at(0));
-        rx.on_data(at(1), 0, 1000, at(0));
-        rx.on_data(at(1), 2000, 1000, at(0));
-        rx.on_data(at(2), 2000, 1000, at(0));
-        rx.on_data(at(3), 500, 1000, at(0));
+        rx.on_data(at(0), 0, 0, 1000, at(0));
+        rx.on_data(at(1), 0, 0, 1000, at(0));
+        rx.on_data(at(1), 0, 2000, 1000, at(0));
+        rx.on_data(at(2), 0, 2000, 1000, at(0));
+        rx.on_data(at(3), 0, 500, 1000, at(0));
         assert_eq!(rx.data_ack(), 1500);
-        rx.on_data(at(4), 1000, 1000, at(0));
+        rx.on_data(at(4), 0, 1000, 1000, at(0));
         assert_eq!(rx.data_ack(), 3000);
         assert_eq!(rx.stats.bytes_delivered, 3000);
         assert_eq!(rx.stats.duplicate_bytes, 1000 + 1000 + 500 + 500);
@@ -198,8 +212,8 @@ mod tests {
     #[test]
     fn test_data_beyond_the_buffer_is_dropped() {
         let mut rx = DataReceiver::new(4000);
-        rx.on_data(at(0), 3000, 1000, at(0));
-        rx.on_data(at(0), 3500, 1000, at(0));
+        rx.on_data(at(0), 0, 3000, 1000, at(0));
+        rx.on_data(at(0), 0, 3500, 1000, at(0));
         assert_eq!(rx.stats.buffer_drops, 1);
         assert_eq!(rx.held(), 1000);
     }

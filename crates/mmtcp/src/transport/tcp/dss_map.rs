@@ -30,8 +30,19 @@ impl DssMap {
         self.end += u64::from(len);
     }
 
-    /// The mapping of the segment that starts at subflow sequence number `ssn`.
+    /// The mapping of the segment that starts at subflow sequence number `ssn`. Chunks are
+    /// mostly one full segment each, so the mapping usually sits at (ssn − first) / stride, the
+    /// stride being the first mapping's length; that guess is checked, and a binary search runs
+    /// only when it misses (as the scoreboard finds its segments).
     pub fn at(&self, ssn: u64) -> Option<DssMapping> {
+        let first = self.mappings.front()?;
+        let stride = u64::from(first.len.max(1));
+        let guess = ssn.checked_sub(first.ssn).map(|d| d / stride);
+        if let Some(m) = guess.and_then(|g| self.mappings.get(usize::try_from(g).ok()?)) {
+            if m.ssn == ssn {
+                return Some(*m);
+            }
+        }
         let i = self.mappings.partition_point(|m| m.ssn < ssn);
         self.mappings.get(i).filter(|m| m.ssn == ssn).copied()
     }
@@ -62,6 +73,7 @@ mod tests {
         assert_eq!(map.at(1000), Some(DssMapping { dsn: 9000, ssn: 1000, len: 1000 }));
         assert_eq!(map.at(2000), Some(DssMapping { dsn: 6000, ssn: 2000, len: 400 }));
         assert_eq!(map.at(500), None, "not a segment's start");
+        assert_eq!(map.at(2400), None, "beyond the last");
         map.release_below(1500);
         assert_eq!(map.at(0), None, "acknowledged");
         assert_eq!(map.outstanding().map(|m| m.dsn).collect::<Vec<_>>(), vec![9000, 6000]);
