@@ -214,3 +214,50 @@ fn proxies_allocate_nothing_per_packet_in_steady_state() {
         );
     }
 }
+
+/// An MP-TCP connection over a lossy wired path (1 % loss, 5 ms) and the radio stack of
+/// [`RADIO`]: mapping chunks, DATA_ACKs, the shared receive buffer holding data of one subflow
+/// for the other, re-ordering and loss recovery on both subflows allocate nothing per packet.
+fn multipath(duration: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{duration}"
+[[node]]
+name = "a"
+[[node]]
+name = "b"
+[[node]]
+name = "c"
+[[link]]
+name = "wired"
+between = ["a", "c"]
+rate = "300Mbps"
+delay = "5ms"
+forward = {{ loss = 0.01 }}
+[[link]]
+between = ["a", "b"]
+rate = "10Gbps"
+delay = "1ms"
+[[link]]
+between = ["b", "c"]
+{RADIO}
+[[flow]]
+from = "a"
+to = "c"
+app = {{ kind = "bulk", rate_limit = "600Mbps" }}
+transport = {{ kind = "mptcp", subflows = [{{ path = ["a", "c"] }}, {{ path = ["a", "b", "c"] }}] }}
+"#
+    )
+}
+
+#[test]
+fn mptcp_allocates_nothing_per_packet_in_steady_state() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (short_allocs, short_packets, _) = allocations_and_packets_with(&multipath("2s"));
+    let (long_allocs, long_packets, _) = allocations_and_packets_with(&multipath("4s"));
+    let extra_packets = long_packets - short_packets;
+    let extra_allocs = long_allocs.saturating_sub(short_allocs);
+    assert!(extra_packets > 80_000, "the longer run moved {extra_packets} more packets");
+    assert!(extra_allocs < 50, "{extra_allocs} more allocations for {extra_packets} more packets");
+}
