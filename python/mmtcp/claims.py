@@ -61,6 +61,7 @@ CLAIM_KEYS = (
     "figure",
     "kind",
     "metric",
+    "over_metric",
     "at",
     "over",
     "points",
@@ -91,6 +92,8 @@ class Claim:
     Attributes:
         selectors: `(at,)` for `value`, `(at, over)` for `ratio` and `difference`, the
             `points` for `order`.
+        over_metric: for `ratio` and `difference`, the metric read at `over` when it is not
+            `metric` (one flow's goodput over another's, at the same point).
         low, high: the bounds the estimate must lie within (None: unbounded on that side).
         where: names the claim in messages: `<file>: claims[<index>] (<id>)`.
     """
@@ -101,6 +104,7 @@ class Claim:
     figure: str | None
     kind: str
     metric: str
+    over_metric: str | None
     selectors: tuple[dict[str, Any], ...]
     pool: tuple[str, ...]
     low: float | None
@@ -123,10 +127,11 @@ def parse_claims(
         claim = _parse_claim(table, f"{where}: claims[{index}]")
         if any(other.id == claim.id for other in claims):
             raise ScenarioError(f"{claim.where}: id: {claim.id!r} is the id of another claim")
-        if full.metrics is not None and claim.metric not in full.metrics:
-            raise ScenarioError(
-                f"{claim.where}: metric: {claim.metric} is not one of the sweep's metrics"
-            )
+        for key, metric in (("metric", claim.metric), ("over_metric", claim.over_metric)):
+            if full.metrics is not None and metric is not None and metric not in full.metrics:
+                raise ScenarioError(
+                    f"{claim.where}: {key}: {metric} is not one of the sweep's metrics"
+                )
         for key, selector in zip(_selector_names(claim), claim.selectors, strict=True):
             select(selector, claim.pool, full_points, full.fixed, f"{claim.where}: {key}")
             if quick is not None:
@@ -187,6 +192,14 @@ def _parse_claim(table: Mapping[str, Any], where: str) -> Claim:
                 )
         selectors = tuple(dict(table[key]) for key in _KIND_KEYS[kind])
         low, high = _bounds(table, where)
+    over_metric = table.get("over_metric")
+    if over_metric is not None:
+        if kind not in ("ratio", "difference"):
+            raise ScenarioError(
+                f"{where}: over_metric: only a 'ratio' or 'difference' claim has one"
+            )
+        if not isinstance(over_metric, str) or not over_metric.strip():
+            raise ScenarioError(f"{where}: over_metric: expected a non-empty string")
     direction = table.get("direction", "decreasing")
     if "direction" in table and kind != "order":
         raise ScenarioError(f"{where}: direction: only an 'order' claim has one")
@@ -206,6 +219,7 @@ def _parse_claim(table: Mapping[str, Any], where: str) -> Claim:
         figure=figure,
         kind=kind,
         metric=table["metric"],
+        over_metric=over_metric,
         selectors=selectors,
         pool=tuple(pool),
         low=low,
@@ -371,7 +385,9 @@ def evaluate(
         "paper": claim.paper,
         "figure": claim.figure,
         "kind": claim.kind,
-        "metric": claim.metric,
+        "metric": claim.metric
+        if claim.over_metric is None
+        else f"{claim.metric} / {claim.over_metric}",
         "bounds": [claim.low, claim.high] if claim.kind != "order" else None,
         "ours": "-",
         "verdict": "not testable",
@@ -389,7 +405,8 @@ def evaluate(
         if not matched:
             entry["note"] = f"{name}: no such point in this sweep"
             return entry
-        series.append(per_seed(matched, claim.metric, values))
+        metric = claim.over_metric if name == "over" and claim.over_metric else claim.metric
+        series.append(per_seed(matched, metric, values))
     common = sorted(set.intersection(*(set(s) for s in series)))
     entry["n"] = len(common)
     if len(common) < 2:

@@ -100,6 +100,31 @@ def test_ratio_is_the_ratio_of_means_with_a_linearised_interval():
     assert zero["verdict"] == "not testable"
 
 
+def test_over_metric_divides_one_metric_by_another_at_the_same_point():
+    spec = SweepSpec(
+        scenario="unused.toml", seeds=[1, 2, 3], grid={BUF: ["a", "b"]}, metrics=["m", "n"]
+    )
+    table = _claim("ratio", at={BUF: "a"}, over={BUF: "a"}, over_metric="n", max=1.0)
+    (claim,) = _claims(table, spec=spec)
+    values = {}
+    for point in spec.expand():
+        mine, theirs = (
+            ([1.0, 2.0, 3.0], [2.0, 4.0, 6.0])
+            if point.overrides[BUF] == "a"
+            else ([9.0] * 3, [1.0] * 3)
+        )
+        values[point.id] = {
+            seed: {"m": mine[seed - 1], "n": theirs[seed - 1]} for seed in (1, 2, 3)
+        }
+    entry = evaluate(claim, spec.expand(), spec.fixed, values)
+    assert entry["value"] == pytest.approx(0.5), "m over n at a, not m at a over m at a"
+    assert (entry["verdict"], entry["metric"]) == ("holds", "m / n")
+    with pytest.raises(ScenarioError, match="over_metric: x is not one of the sweep's metrics"):
+        _claims({**table, "over_metric": "x"}, spec=spec)
+    with pytest.raises(ScenarioError, match="over_metric: only a 'ratio' or 'difference'"):
+        _claims(_claim("value", at={BUF: "a"}, over_metric="n", min=0.0), spec=spec)
+
+
 def test_difference_pairs_the_seeds():
     # Seed-to-seed spread is large, but every seed gains exactly 10: the paired CI is [10, 10].
     base = [100.0, 300.0, 50.0, 700.0]
