@@ -107,7 +107,7 @@ fn scenario(c: &Case) -> String {
 
 /// The controllers and schedulers every property runs over.
 const CONTROLLERS: [&str; 3] = ["newreno", "cubic", "bbr"];
-const SCHEDULERS: [&str; 3] = ["minrtt", "roundrobin", "redundant"];
+const SCHEDULERS: [&str; 5] = ["minrtt", "roundrobin", "redundant", "blest", "ecf"];
 
 proptest! {
     #![proptest_config(Config { cases: 256, rng_seed: RngSeed::Fixed(0x6d70_7463_7000), ..Config::default() })]

@@ -290,6 +290,8 @@ impl World {
                 srtt: tx.srtt(),
                 rttvar: tx.rttvar(),
                 mss: tx.mss(),
+                ssthresh: tx.ssthresh(),
+                unacked: tx.app_written() - tx.snd_una(),
                 penalise: false,
             });
         }

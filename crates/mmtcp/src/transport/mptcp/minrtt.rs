@@ -109,6 +109,8 @@ mod tests {
             srtt: Some(Duration::from_millis(srtt_ms)),
             rttvar: Duration::ZERO,
             mss: MSS,
+            ssthresh: u64::MAX,
+            unacked: (cwnd_segments - room_segments) * u64::from(MSS),
             penalise: false,
         }
     }

@@ -9,8 +9,10 @@
 //! buffer, whose DATA_ACK and free room every subflow's ACKs carry. The world
 //! (`world::connection`) moves packets and events between them.
 
+pub mod blest;
 pub mod data_receiver;
 pub mod data_sender;
+pub mod ecf;
 pub mod minrtt;
 pub mod redundant;
 pub mod roundrobin;

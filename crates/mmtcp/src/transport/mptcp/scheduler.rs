@@ -26,6 +26,8 @@ pub enum SchedulerKind {
     MinRtt,
     RoundRobin,
     Redundant,
+    Blest,
+    Ecf,
 }
 
 impl SchedulerKind {
@@ -34,6 +36,8 @@ impl SchedulerKind {
             SchedulerKind::MinRtt => "minrtt",
             SchedulerKind::RoundRobin => "roundrobin",
             SchedulerKind::Redundant => "redundant",
+            SchedulerKind::Blest => "blest",
+            SchedulerKind::Ecf => "ecf",
         }
     }
 }
@@ -55,6 +59,10 @@ pub struct SchedView {
     pub srtt: Option<Duration>,
     pub rttvar: Duration,
     pub mss: u32,
+    /// Slow-start threshold, bytes (`u64::MAX` before the first congestion event).
+    pub ssthresh: u64,
+    /// Bytes handed to it and not yet acknowledged on it, sent or not (Linux write_seq − snd_una).
+    pub unacked: u64,
     /// Set by the scheduler: halve this subflow's window (the default scheduler's penalisation
     /// of a slow subflow that blocks the connection's window).
     pub penalise: bool,
@@ -102,6 +110,8 @@ pub enum AnyScheduler {
     MinRtt(MinRtt),
     RoundRobin(RoundRobin),
     Redundant(Redundant),
+    Blest(super::blest::Blest),
+    Ecf(super::ecf::Ecf),
 }
 
 impl AnyScheduler {
@@ -110,6 +120,8 @@ impl AnyScheduler {
             SchedulerKind::MinRtt => AnyScheduler::MinRtt(MinRtt::default()),
             SchedulerKind::RoundRobin => AnyScheduler::RoundRobin(RoundRobin::default()),
             SchedulerKind::Redundant => AnyScheduler::Redundant(Redundant::default()),
+            SchedulerKind::Blest => AnyScheduler::Blest(super::blest::Blest::default()),
+            SchedulerKind::Ecf => AnyScheduler::Ecf(super::ecf::Ecf::default()),
         }
     }
 }
@@ -126,6 +138,8 @@ impl Scheduler for AnyScheduler {
             AnyScheduler::MinRtt(s) => s.fill(now, subflows, data, out),
             AnyScheduler::RoundRobin(s) => s.fill(now, subflows, data, out),
             AnyScheduler::Redundant(s) => s.fill(now, subflows, data, out),
+            AnyScheduler::Blest(s) => s.fill(now, subflows, data, out),
+            AnyScheduler::Ecf(s) => s.fill(now, subflows, data, out),
         }
     }
 
@@ -134,6 +148,8 @@ impl Scheduler for AnyScheduler {
             AnyScheduler::MinRtt(s) => s.reinjects(),
             AnyScheduler::RoundRobin(s) => s.reinjects(),
             AnyScheduler::Redundant(s) => s.reinjects(),
+            AnyScheduler::Blest(s) => s.reinjects(),
+            AnyScheduler::Ecf(s) => s.reinjects(),
         }
     }
 }
@@ -158,6 +174,8 @@ mod tests {
             srtt: Some(Duration::from_millis(srtt_ms)),
             rttvar: Duration::ZERO,
             mss: MSS,
+            ssthresh: u64::MAX,
+            unacked: 0,
             penalise: false,
         }
     }
