@@ -9,7 +9,7 @@
 //! Backup subflows (RFC 8684 §3.3.8) are used only when no usable non-backup subflow exists.
 //!
 //! The policies, a file each: [`super::minrtt`] (Linux v0.90's default), [`super::roundrobin`],
-//! [`super::redundant`].
+//! [`super::redundant`], [`super::blest`], [`super::ecf`].
 
 use super::data_sender::{Chunk, DataSender};
 use super::minrtt::MinRtt;
