@@ -1,0 +1,48 @@
+"""Multipath TCP from Python: a run's summary lists the subflows and its time series has their
+columns; seed 003's MP-TCP and ACK-path experiments reproduce end to end (quick)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import REPO, assert_claims_json
+
+import mmtcp
+
+SCENARIO = REPO / "scenarios" / "mptcp-lte-28ghz.toml"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.core
+def test_an_mptcp_run_has_its_subflows_in_the_summary_and_the_series():
+    result = mmtcp.run(SCENARIO, overrides={"simulation.duration": "1s"})
+    (flow,) = result.summary["flows"]
+    assert flow["transport"] == "mptcp"
+    assert [s["path"] for s in flow["subflows"]] == [
+        ["ue", "enb", "server"],
+        ["ue", "enb", "server"],
+    ]
+    assert sum(s["share"] for s in flow["subflows"]) == pytest.approx(1.0)
+    assert flow["mptcp"]["scheduler"] == "minrtt"
+    columns = set(result.timeseries.columns)
+    for column in [
+        "flow.upload.goodput_bps",
+        "flow.upload.reorder_buffer_bytes",
+        "flow.upload.sf1.cwnd_bytes",
+    ]:
+        assert column in columns
+    # The connection's goodput series adds up to what it delivered.
+    delivered = result.timeseries["flow.upload.goodput_bps"].sum() * 0.01 / 8
+    assert delivered == pytest.approx(flow["bytes_delivered"], rel=0.02)
+
+
+@pytest.mark.core
+def test_polese2017_ackpath_quick_reproduces_with_figures(cli, tmp_path):
+    proc = cli("reproduce", "polese2017-ackpath", "--quick", "--workers", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out" / "reproduce" / "polese2017-ackpath-quick"
+    rows = (out / "points.csv").read_text().splitlines()
+    assert len(rows) == 1 + 4
+    assert (out / "figures" / "throughput.png").read_bytes().startswith(PNG_MAGIC)
+    entries = assert_claims_json(out, "polese2017-ackpath")
+    tested = [e for e in entries if e["verdict"] != "not testable"]
+    assert [e["id"] for e in tested] == [e["id"] for e in entries if e["id"].endswith("-5ms")]
