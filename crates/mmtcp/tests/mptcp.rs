@@ -106,7 +106,7 @@ fn scenario(c: &Case) -> String {
 }
 
 /// The controllers and schedulers every property runs over.
-const CONTROLLERS: [&str; 3] = ["newreno", "cubic", "bbr"];
+const CONTROLLERS: [&str; 6] = ["newreno", "cubic", "bbr", "lia", "olia", "balia"];
 const SCHEDULERS: [&str; 5] = ["minrtt", "roundrobin", "redundant", "blest", "ecf"];
 
 proptest! {
@@ -327,6 +327,10 @@ fn test_mptcp_keys_need_kind_mptcp_and_subflows() {
             "flow[0].transport.subflows",
         ),
         (
+            "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nfrom=\"a\"\nto=\"b\"\ntransport = { cc = \"lia\" }\n",
+            "flow[0].transport.cc",
+        ),
+        (
             "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nfrom=\"a\"\nto=\"b\"\ntransport = { kind = \"mptcp\", subflows = [{ path = [\"b\", \"a\"] }] }\n",
             "flow[0].transport.subflows[0].path",
         ),
@@ -377,4 +381,84 @@ fn test_the_documented_example_runs_on_its_scenario() {
     for s in f["subflows"].as_array().unwrap() {
         assert!(s["bytes_delivered"].as_u64().unwrap() > 100_000, "both links carry data: {s}");
     }
+}
+
+/// Two disjoint 1 Gbit/s paths of 20 ms round trip, each losing `loss` of its data packets at
+/// random: loss, not capacity, limits every flow. `transport` is the flow's whole table.
+fn lossy_paths(transport: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "120s"
+[metrics]
+interval = "1s"
+[[node]]
+name = "a"
+[[node]]
+name = "r0"
+[[node]]
+name = "r1"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "r0"]
+rate = "1Gbps"
+delay = "5ms"
+forward = {{ loss = 0.002 }}
+[[link]]
+between = ["r0", "b"]
+rate = "10Gbps"
+delay = "5ms"
+[[link]]
+between = ["a", "r1"]
+rate = "1Gbps"
+delay = "5ms"
+forward = {{ loss = 0.002 }}
+[[link]]
+between = ["r1", "b"]
+rate = "10Gbps"
+delay = "5ms"
+[[flow]]
+from = "a"
+to = "b"
+app = {{ kind = "bulk" }}
+transport = {transport}
+"#
+    )
+}
+
+/// Mean goodput over `seeds` runs.
+fn mean_goodput(text: &str, seeds: u64) -> f64 {
+    (1..=seeds)
+        .map(|seed| {
+            f64_of(&flow(&run_toml_with(text, &[("simulation.seed", &seed.to_string())]))["goodput_bps"])
+        })
+        .sum::<f64>()
+        / seeds as f64
+}
+
+#[test]
+fn test_lia_on_two_equal_paths_takes_what_one_tcp_takes() {
+    // RFC 6356 §3: on paths of equal RTT and loss, LIA's subflows together are as aggressive
+    // as one TCP (Reno) on one of them; uncoupled Reno subflows take twice as much.
+    let subflows = r#"subflows = [{ path = ["a", "r0", "b"] }, { path = ["a", "r1", "b"] }]"#;
+    let tcp = mean_goodput(&lossy_paths(r#"{ cc = "newreno" }"#), 4);
+    let lia = mean_goodput(&lossy_paths(&format!(r#"{{ kind = "mptcp", cc = "lia", {subflows} }}"#)), 4);
+    let uncoupled =
+        mean_goodput(&lossy_paths(&format!(r#"{{ kind = "mptcp", cc = "newreno", {subflows} }}"#)), 4);
+    assert!((lia / tcp - 1.0).abs() < 0.1, "LIA {lia} against one TCP {tcp}");
+    assert!(uncoupled / tcp > 1.7, "uncoupled {uncoupled} against one TCP {tcp}");
+}
+
+#[test]
+fn test_a_coupled_subflow_reads_its_sibling_in_the_world() {
+    // On the same two lossy paths, LIA's first subflow gets about half what an uncoupled Reno
+    // subflow gets on that path: its increase counts its sibling's window.
+    let subflows = r#"subflows = [{ path = ["a", "r0", "b"] }, { path = ["a", "r1", "b"] }]"#;
+    let share = |cc: &str| {
+        let out = run_toml(&lossy_paths(&format!(r#"{{ kind = "mptcp", cc = "{cc}", {subflows} }}"#)));
+        f64_of(&flow(&out)["subflows"][0]["goodput_bps"])
+    };
+    let (lia, reno) = (share("lia"), share("newreno"));
+    assert!(lia < 0.8 * reno, "LIA's first subflow {lia} against uncoupled {reno}");
 }

@@ -242,6 +242,15 @@ fn resolve_mptcp(f: &mut FlowConfig) -> Result<(), (String, String)> {
         if let Some((key, _)) = given.iter().find(|(_, g)| *g) {
             return Err((format!("transport.{key}"), "is an MP-TCP key; it needs kind = \"mptcp\"".into()));
         }
+        if t.tcp.cc.is_coupled() {
+            return Err((
+                "transport.cc".into(),
+                format!(
+                    "\"{}\" couples the subflows of an MP-TCP connection; it needs kind = \"mptcp\" (single-path: \"cubic\", \"newreno\" or \"bbr\")",
+                    t.tcp.cc.name()
+                ),
+            ));
+        }
         return Ok(());
     }
     for (key, given) in [("path", f.path.is_some()), ("ack_path", f.ack_path.is_some())] {

@@ -8,6 +8,7 @@
 //! when it asks for them ([`CongestionControl::wants_all_acks`], BBR). Windows are in bytes.
 
 pub mod bbr;
+pub mod coupled;
 pub mod coupling;
 pub mod cubic;
 pub mod hystart;
@@ -16,6 +17,7 @@ pub mod newreno;
 use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime};
 pub use bbr::Bbr;
+pub use coupled::{Coupled, Coupling};
 pub use coupling::{Siblings, SubflowView};
 pub use cubic::{Cubic, CubicConfig};
 pub use hystart::HyStartKind;
@@ -168,6 +170,12 @@ pub enum CcKind {
     #[default]
     Cubic,
     Bbr,
+    /// MP-TCP's Linked Increases (RFC 6356), coupled over a connection's subflows.
+    Lia,
+    /// Opportunistic LIA (Khalili et al., IEEE/ACM ToN 2013), coupled.
+    Olia,
+    /// Balanced LIA (Peng et al., IEEE/ACM ToN 2016), coupled.
+    Balia,
 }
 
 impl CcKind {
@@ -177,7 +185,15 @@ impl CcKind {
             CcKind::NewReno => "newreno",
             CcKind::Cubic => "cubic",
             CcKind::Bbr => "bbr",
+            CcKind::Lia => "lia",
+            CcKind::Olia => "olia",
+            CcKind::Balia => "balia",
         }
+    }
+
+    /// Whether this controller couples the subflows of an MP-TCP connection.
+    pub fn is_coupled(self) -> bool {
+        matches!(self, CcKind::Lia | CcKind::Olia | CcKind::Balia)
     }
 }
 
@@ -192,6 +208,7 @@ pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Cubic),
     Bbr(Bbr),
+    Coupled(Coupled),
 }
 
 impl AnyCc {
@@ -210,6 +227,9 @@ impl AnyCc {
             CcKind::NewReno => AnyCc::NewReno(NewReno::new(mss, initial_window_bytes)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(mss, initial_window_bytes, cubic, hystart)),
             CcKind::Bbr => AnyCc::Bbr(Bbr::new(mss, initial_window_bytes, rng)),
+            CcKind::Lia => AnyCc::Coupled(Coupled::new(Coupling::Lia, mss, initial_window_bytes)),
+            CcKind::Olia => AnyCc::Coupled(Coupled::new(Coupling::Olia, mss, initial_window_bytes)),
+            CcKind::Balia => AnyCc::Coupled(Coupled::new(Coupling::Balia, mss, initial_window_bytes)),
         }
     }
 }
@@ -220,6 +240,7 @@ macro_rules! dispatch {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Bbr($c) => $e,
+            AnyCc::Coupled($c) => $e,
         }
     };
 }

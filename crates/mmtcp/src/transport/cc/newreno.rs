@@ -66,7 +66,7 @@ pub(super) fn slow_start(
 }
 
 /// RFC 5681 eq. (4) with a FlightSize in bytes: max(FlightSize / 2, 2·SMSS).
-fn half_flight_ssthresh(in_flight_bytes: u64, mss_bytes: u64) -> u64 {
+pub(super) fn half_flight_ssthresh(in_flight_bytes: u64, mss_bytes: u64) -> u64 {
     (in_flight_bytes / 2).max(MIN_SSTHRESH_SEGMENTS * mss_bytes)
 }
 
