@@ -251,7 +251,9 @@ def reproduce(
         )
         table = [m for m in table if m in result.metrics]
     points = spec.expand()
-    metrics = sorted({claim.metric for claim in experiment.claims})
+    metrics = sorted(
+        {m for claim in experiment.claims for m in (claim.metric, claim.over_metric) if m}
+    )
     values = read_run_values(result.out_dir / "runs", points, result.seeds, metrics)
     claims = evaluate_claims(experiment.claims, points, spec.fixed, values)
     write_claims(result.out_dir / "claims.json", claims)

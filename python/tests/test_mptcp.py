@@ -46,3 +46,18 @@ def test_polese2017_ackpath_quick_reproduces_with_figures(cli, tmp_path):
     entries = assert_claims_json(out, "polese2017-ackpath")
     tested = [e for e in entries if e["verdict"] != "not testable"]
     assert [e["id"] for e in tested] == [e["id"] for e in entries if e["id"].endswith("-5ms")]
+
+
+@pytest.mark.core
+def test_mptcp_design_goals_quick_reproduces_with_figures(cli, tmp_path):
+    proc = cli("reproduce", "mptcp-design-goals", "--quick", "--workers", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out" / "reproduce" / "mptcp-design-goals-quick"
+    rows = (out / "points.csv").read_text().splitlines()
+    assert len(rows) == 1 + 5
+    assert (out / "figures" / "goals.png").read_bytes().startswith(PNG_MAGIC)
+    entries = {e["id"]: e for e in assert_claims_json(out, "mptcp-design-goals")}
+    # Goal 2 compares two flows at one point: testable at every controller the quick run has.
+    for cc in ["cubic", "lia", "olia", "balia"]:
+        assert entries[f"goal2-{cc}"]["verdict"] != "not testable", entries[f"goal2-{cc}"]
+        assert entries[f"goal1-{cc}-64mib"]["verdict"] != "not testable"

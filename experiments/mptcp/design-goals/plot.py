@@ -1,0 +1,95 @@
+"""Figure of mptcp-design-goals (`goals.png`): for each controller, goal 1 (the MP-TCP flow's
+goodput over LTE + 28 GHz against single-path CUBIC on either link, per buffer reading), goal 2
+(the MP-TCP flow and the single-path flow on the shared bottleneck) and goal 3 (the part of the
+MP-TCP flow's bytes on the congested path); each bar the mean over the seeds with its 95 % CI
+(min..max with 2 seeds), clipped at 0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from mmtcp.figures import error_bar, interval_label, wrapped_title
+
+CC = "flow.g1.transport.cc"
+BUFFER = "flow.g1.transport.receive_buffer"
+SP = "flow.g1.path"
+
+
+def _bar(point: dict[str, Any] | None, metric: str, scale: float):
+    return error_bar(point["metrics"].get(metric), scale) if point else None
+
+
+def _bars(axes, xs, bars, width, label, colour) -> None:
+    shown = [(x, b) for x, b in zip(xs, bars, strict=True) if b is not None]
+    if not shown:
+        return
+    axes.bar(
+        [x for x, _ in shown],
+        [b[0] for _, b in shown],
+        width,
+        yerr=[[b[1] for _, b in shown], [b[2] for _, b in shown]],
+        capsize=3,
+        label=label,
+        color=colour,
+    )
+
+
+def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """Draws `goals.png` into `out_dir` and returns its path."""
+    multipath = {}
+    single = {}
+    for p in points:
+        o = p["overrides"]
+        if SP in o:
+            transport = o["flow.g1.transport"]
+            single[(o[SP][1], transport["receive_buffer"])] = p
+        else:
+            multipath[(o[CC], o[BUFFER])] = p
+    ccs = list(dict.fromkeys(cc for cc, _ in multipath))
+    buffers = list(dict.fromkeys(b for _, b in multipath))
+    figure = Figure(figsize=(14, 4.5), layout="constrained")
+    goal1, goal2, goal3 = figure.subplots(1, 3)
+    xs = range(len(ccs))
+
+    width = 0.8 / max(len(buffers), 1)
+    for k, buffer in enumerate(buffers):
+        offsets = [x + (k - (len(buffers) - 1) / 2) * width for x in xs]
+        bars = [_bar(multipath.get((cc, buffer)), "flows.g1.goodput_bps", 1e-6) for cc in ccs]
+        _bars(goal1, offsets, bars, width, f"MP-TCP, buffers {buffer}", f"C{k}")
+        for link, style in [("mmw1", "--"), ("lte1", ":")]:
+            bar = _bar(single.get((link, buffer)), "flows.g1.goodput_bps", 1e-6)
+            if bar is not None:
+                goal1.axhline(
+                    bar[0], color=f"C{k}", linestyle=style, label=f"SP-TCP on {link}, {buffer}"
+                )
+    goal1.set_title("Goal 1: LTE + 28 GHz against single path")
+    goal1.set_ylabel("goodput (Mbit/s)")
+
+    last = buffers[-1] if buffers else None
+    for k, (metric, label) in enumerate(
+        [("flows.g2.goodput_bps", "MP-TCP flow"), ("flows.g2-sp.goodput_bps", "single-path CUBIC")]
+    ):
+        bars = [_bar(multipath.get((cc, last)), metric, 1e-6) for cc in ccs]
+        _bars(goal2, [x + (k - 0.5) * 0.4 for x in xs], bars, 0.4, label, f"C{k + 2}")
+    goal2.set_title("Goal 2: one shared 100 Mbit/s bottleneck")
+    goal2.set_ylabel("goodput (Mbit/s)")
+
+    bars = [_bar(multipath.get((cc, last)), "flows.g3.subflows.0.share", 1.0) for cc in ccs]
+    _bars(goal3, list(xs), bars, 0.6, "share on the congested path", "C4")
+    goal3.axhline(0.5, color="grey", linestyle=":", label="half")
+    goal3.set_title("Goal 3: two paths, the first shared with 2 flows")
+    goal3.set_ylabel("share of the MP-TCP flow's bytes")
+
+    for axes in (goal1, goal2, goal3):
+        axes.set_xticks(list(xs), ccs)
+        axes.set_ylim(bottom=0)
+        axes.grid(True, axis="y", alpha=0.3)
+        axes.legend(fontsize=8)
+    wrapped_title(figure, f"MP-TCP's design goals per controller ({interval_label(points)})")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "goals.png"
+    figure.savefig(path, dpi=120)
+    return [path]
