@@ -61,3 +61,17 @@ def test_mptcp_design_goals_quick_reproduces_with_figures(cli, tmp_path):
     for cc in ["cubic", "lia", "olia", "balia"]:
         assert entries[f"goal2-{cc}"]["verdict"] != "not testable", entries[f"goal2-{cc}"]
         assert entries[f"goal1-{cc}-64mib"]["verdict"] != "not testable"
+
+
+@pytest.mark.core
+def test_polese2017_mptcp_quick_reproduces_with_figures(cli, tmp_path):
+    proc = cli("reproduce", "polese2017-mptcp", "--quick", "--workers", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out" / "reproduce" / "polese2017-mptcp-quick"
+    rows = (out / "points.csv").read_text().splitlines()
+    assert len(rows) == 1 + 7
+    for name in ("throughput.png", "subflows.png", "trace.png"):
+        assert (out / "figures" / name).read_bytes().startswith(PNG_MAGIC), name
+    entries = {e["id"]: e for e in assert_claims_json(out, "polese2017-mptcp")}
+    for claim in ["gain-over-sp-150m", "balia-misses-goal1-50m", "olia-steers-to-lte-50m"]:
+        assert entries[claim]["verdict"] != "not testable", entries[claim]

@@ -1,0 +1,182 @@
+"""Figures of polese2017-mptcp, each value the mean over the seeds with its 95 % CI (min..max with
+2 seeds), clipped at 0:
+
+- `throughput.png`: the MP-TCP flow's goodput against the distance per secondary link and
+  controller, single-path CUBIC on 28 GHz dotted (seed 003 Fig. 5, seed 004 Fig. 3);
+- `subflows.png`: each subflow's goodput with CUBIC, per distance and secondary link (Fig. 6);
+- `download.png`: download time against the file size, one panel per distance (Figs. 7 and 9);
+- `trace.png`: the two subflows' goodput over time of one upload at 50 m with LTE beside
+  28 GHz, for CUBIC, OLIA and BALIA (Fig. 8).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+import mmtcp
+from mmtcp.figures import error_bar, interval_label, wrapped_title
+
+SCENARIO = Path(__file__).with_name("scenario.toml")
+DISTANCE = "link.mmw28.radio.channel.distance_m"
+SUBFLOWS = "flow.mp.transport.subflows"
+CC = "flow.mp.transport.cc"
+APP = "flow.mp.app"
+SP_PATH = "flow.mp.path"
+TRACE_SEED = 1
+
+
+def _secondary(point: dict[str, Any]) -> str:
+    subflows = point["overrides"].get(SUBFLOWS)
+    return "single path" if subflows is None else subflows[1]["path"][1]
+
+
+def _key(point: dict[str, Any]) -> tuple[str, str]:
+    o = point["overrides"]
+    return (_secondary(point), o.get(CC, "cubic"))
+
+
+def _size(point: dict[str, Any]) -> float | None:
+    app = point["overrides"].get(APP)
+    return float(app["size"].removesuffix("MB")) if app else None
+
+
+def _line(axes, points, metric, scale, label, style="-o") -> None:
+    xs, ys, lo, hi = [], [], [], []
+    for p in points:
+        bar = error_bar(p["metrics"].get(metric), scale)
+        if bar is None:
+            continue
+        xs.append(float(p["overrides"][DISTANCE]))
+        ys.append(bar[0])
+        lo.append(bar[1])
+        hi.append(bar[2])
+    if xs:
+        axes.errorbar(xs, ys, yerr=[lo, hi], fmt=style, capsize=3, label=label)
+
+
+def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """Draws the figures into `out_dir` and returns their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    uploads = [p for p in points if _size(p) is None]
+    downloads = [p for p in points if _size(p) is not None]
+    paths = [_throughput(uploads, out_dir), _subflows(uploads, out_dir)]
+    if downloads:
+        paths.append(_download(downloads, out_dir))
+    paths.append(_trace(out_dir))
+    return paths
+
+
+def _throughput(points, out_dir: Path) -> Path:
+    figure = Figure(figsize=(9, 5), layout="constrained")
+    axes = figure.subplots()
+    for key in sorted({_key(p) for p in points}):
+        series = sorted(
+            (p for p in points if _key(p) == key), key=lambda p: float(p["overrides"][DISTANCE])
+        )
+        secondary, cc = key
+        if secondary == "single path":
+            _line(axes, series, "flows.mp.goodput_bps", 1e-6, "SP-TCP CUBIC on 28 GHz", "k:o")
+        else:
+            style = "--o" if secondary == "lte" else "-s"
+            _line(axes, series, "flows.mp.goodput_bps", 1e-6, f"28 GHz + {secondary}, {cc}", style)
+    axes.set_xlabel("distance d (m)")
+    axes.set_ylabel("goodput (Mbit/s)")
+    axes.set_ylim(bottom=0)
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=8)
+    wrapped_title(figure, f"MP-TCP upload throughput against distance ({interval_label(points)})")
+    path = out_dir / "throughput.png"
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def _subflows(points, out_dir: Path) -> Path:
+    figure = Figure(figsize=(9, 4.5), layout="constrained")
+    axes = figure.subplots()
+    cubic = [p for p in points if _key(p)[1] == "cubic" and _secondary(p) != "single path"]
+    groups = sorted({(float(p["overrides"][DISTANCE]), _secondary(p)) for p in cubic})
+    by = {(float(p["overrides"][DISTANCE]), _secondary(p)): p for p in cubic}
+    for k, (metric, label) in enumerate(
+        [
+            ("flows.mp.subflows.0.goodput_bps", "28 GHz subflow"),
+            ("flows.mp.subflows.1.goodput_bps", "second subflow"),
+        ]
+    ):
+        xs, ys, lo, hi = [], [], [], []
+        for i, group in enumerate(groups):
+            bar = error_bar(by[group]["metrics"].get(metric), 1e-6)
+            if bar is None:
+                continue
+            xs.append(i + (k - 0.5) * 0.4)
+            ys.append(bar[0])
+            lo.append(bar[1])
+            hi.append(bar[2])
+        axes.bar(xs, ys, 0.4, yerr=[lo, hi], capsize=3, label=label)
+    axes.set_xticks(range(len(groups)), [f"{d:g} m\n+ {s}" for d, s in groups])
+    axes.set_ylabel("goodput (Mbit/s)")
+    axes.set_ylim(bottom=0)
+    axes.grid(True, axis="y", alpha=0.3)
+    axes.legend()
+    wrapped_title(figure, f"Contribution of the two subflows, CUBIC ({interval_label(points)})")
+    path = out_dir / "subflows.png"
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def _download(points, out_dir: Path) -> Path:
+    distances = sorted({float(p["overrides"][DISTANCE]) for p in points})
+    figure = Figure(figsize=(4 * len(distances), 4), layout="constrained")
+    axes_row = figure.subplots(1, len(distances), squeeze=False)[0]
+    for axes, d in zip(axes_row, distances, strict=True):
+        here = [p for p in points if float(p["overrides"][DISTANCE]) == d]
+        for key in sorted({_key(p) for p in here}):
+            series = sorted((p for p in here if _key(p) == key), key=_size)
+            xs, ys, lo, hi = [], [], [], []
+            for p in series:
+                bar = error_bar(p["metrics"].get("flows.mp.completion_seconds"), 1.0)
+                if bar is None:
+                    continue
+                xs.append(_size(p))
+                ys.append(bar[0])
+                lo.append(bar[1])
+                hi.append(bar[2])
+            axes.errorbar(xs, ys, yerr=[lo, hi], fmt="-o", capsize=3, label=f"+ {key[0]}, {key[1]}")
+        axes.set_title(f"d = {d:g} m")
+        axes.set_xlabel("file size (MB)")
+        axes.set_ylabel("download time (s)")
+        axes.set_ylim(bottom=0)
+        axes.grid(True, alpha=0.3)
+        axes.legend(fontsize=8)
+    wrapped_title(figure, f"MP-TCP download time ({interval_label(points)})")
+    path = out_dir / "download.png"
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def _trace(out_dir: Path) -> Path:
+    figure = Figure(figsize=(12, 3.5), layout="constrained")
+    axes_row = figure.subplots(1, 3, sharey=True)
+    for axes, cc in zip(axes_row, ["cubic", "olia", "balia"], strict=True):
+        overrides = {
+            "flow.mp.transport.cc": cc,
+            "metrics.interval": "100ms",
+            **{f"link.{link}.radio.channel.distance_m": 50.0 for link in ("mmw28", "lte", "mmw73")},
+            "link.lte.radio.reverse_channel.distance_m": 50.0,
+        }
+        series = mmtcp.run(SCENARIO, seed=TRACE_SEED, overrides=overrides).timeseries
+        for k, label in [(0, "28 GHz subflow"), (1, "LTE subflow")]:
+            axes.plot(series["time_s"], series[f"flow.mp.sf{k}.goodput_bps"] / 1e6, label=label)
+        axes.set_title(cc)
+        axes.set_xlabel("time (s)")
+        axes.grid(True, alpha=0.3)
+    axes_row[0].set_ylabel("goodput (Mbit/s)")
+    axes_row[0].legend()
+    wrapped_title(
+        figure, f"Subflow throughput over time at 50 m, LTE beside 28 GHz (seed {TRACE_SEED})"
+    )
+    path = out_dir / "trace.png"
+    figure.savefig(path, dpi=120)
+    return path
