@@ -342,6 +342,10 @@ fn test_mptcp_keys_need_kind_mptcp_and_subflows() {
             "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nfrom=\"a\"\nto=\"b\"\ntransport = { kind = \"mptcp\", scheduler = \"fastest\", subflows = [{}] }\n",
             "flow[0].transport",
         ),
+        (
+            "[simulation]\n[[node]]\nname=\"a\"\n[[node]]\nname=\"b\"\n[[link]]\nbetween=[\"a\",\"b\"]\nrate=\"1Mbps\"\n[[flow]]\nname=\"m\"\nfrom=\"a\"\nto=\"b\"\ntransport = { kind = \"mptcp\", subflows = [{}, {}] }\n[[flow]]\nname=\"m.sf1\"\nfrom=\"a\"\nto=\"b\"\n",
+            "flow[1].name",
+        ),
     ];
     for (text, field) in bad {
         let err = mmtcp::api::validate(&source(text), &mmtcp::api::RunOptions::default())

@@ -215,6 +215,24 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
         f.app.validate().map_err(|(k, m)| err(format!("flow[{i}].app.{k}"), m))?;
         resolve_mptcp(f).map_err(|(k, m)| err(format!("flow[{i}].{k}"), m))?;
     }
+    // An MP-TCP flow's subflows are named `<flow>.sf<k>` in the summary and the time series.
+    for (i, f) in s.flows.iter().enumerate() {
+        if let Some((base, index)) = f.name.rsplit_once(".sf") {
+            let clash = flow_names.get(base).map(|&j| &s.flows[j]).is_some_and(|m| {
+                m.transport.kind == TransportKind::Mptcp
+                    && index.parse::<usize>().is_ok_and(|k| k < m.transport.subflows.len())
+            });
+            if clash {
+                return Err(err(
+                    format!("flow[{i}].name"),
+                    format!(
+                        "\"{}\" is the name of a subflow of MP-TCP flow \"{base}\"; choose another",
+                        f.name
+                    ),
+                ));
+            }
+        }
+    }
     if let Some(i) = s.flows.iter().position(|f| f.transport.kind == TransportKind::Mptcp) {
         if let Some(n) = s.nodes.iter().position(|n| !n.processors.is_empty()) {
             return Err(err(
