@@ -6,20 +6,31 @@
 //! inflation) belong to the sender in `transport::tcp`; the controller is told when a congestion
 //! event starts and ends and is fed ACKs outside fast recovery — or every ACK, in every state,
 //! when it asks for them ([`CongestionControl::wants_all_acks`], BBR). Windows are in bytes.
+//!
+//! The coupled controllers of MP-TCP subflows (LIA, OLIA, BALIA; module `coupled`) also read the
+//! connection's other subflows through [`CongestionControl::couple`].
 
+pub mod balia;
 pub mod bbr;
+mod coupled;
 pub mod coupling;
 pub mod cubic;
 pub mod hystart;
+pub mod lia;
 pub mod newreno;
+pub mod olia;
 
 use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime};
+pub use balia::Balia;
 pub use bbr::Bbr;
+pub use coupled::CoupledVariant;
 pub use coupling::{Siblings, SubflowView};
 pub use cubic::{Cubic, CubicConfig};
 pub use hystart::HyStartKind;
+pub use lia::Lia;
 pub use newreno::NewReno;
+pub use olia::Olia;
 use serde::{Deserialize, Serialize};
 
 /// The sender's congestion state when it hands an ACK to the controller (Linux's
@@ -162,6 +173,12 @@ pub enum CcKind {
     #[default]
     Cubic,
     Bbr,
+    /// RFC 6356 coupled congestion control of MP-TCP subflows (`lia.rs`).
+    Lia,
+    /// Khalili et al. 2013 (`olia.rs`).
+    Olia,
+    /// Peng et al. 2016 (`balia.rs`).
+    Balia,
 }
 
 impl CcKind {
@@ -171,7 +188,16 @@ impl CcKind {
             CcKind::NewReno => "newreno",
             CcKind::Cubic => "cubic",
             CcKind::Bbr => "bbr",
+            CcKind::Lia => "lia",
+            CcKind::Olia => "olia",
+            CcKind::Balia => "balia",
         }
+    }
+
+    /// The controller couples an MP-TCP connection's subflows (reads them in `couple`); with one
+    /// subflow, or on a single-path flow, it behaves as Reno.
+    pub fn is_coupled(self) -> bool {
+        matches!(self, CcKind::Lia | CcKind::Olia | CcKind::Balia)
     }
 }
 
@@ -186,24 +212,31 @@ pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Cubic),
     Bbr(Bbr),
+    Lia(Lia),
+    Olia(Olia),
+    Balia(Balia),
 }
 
 impl AnyCc {
-    /// The controller `kind`. `hystart` is used by CUBIC only (TcpConfig::validate refuses it
-    /// with another controller). `rng` is the flow's own random stream (derived from the run's
-    /// master seed and the flow); only BBR draws from it, for the starting phase of its PROBE_BW
-    /// gain cycle.
+    /// The controller `kind`. The tuple holds what only some controllers read: CUBIC's
+    /// parameters and HyStart (CUBIC only; TcpConfig::validate refuses HyStart with another
+    /// controller), and the form of a coupled controller (LIA, OLIA, BALIA). `rng` is the flow's
+    /// own random stream (derived from the run's master seed and the flow); only BBR draws from
+    /// it, for the starting phase of its PROBE_BW gain cycle.
     pub fn new(
         kind: CcKind,
         mss: u32,
         initial_window_bytes: u64,
-        (cubic, hystart): (&CubicConfig, Option<HyStartKind>),
+        (cubic, hystart, variant): (&CubicConfig, Option<HyStartKind>, CoupledVariant),
         rng: Rng,
     ) -> AnyCc {
         match kind {
             CcKind::NewReno => AnyCc::NewReno(NewReno::new(mss, initial_window_bytes)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(mss, initial_window_bytes, cubic, hystart)),
             CcKind::Bbr => AnyCc::Bbr(Bbr::new(mss, initial_window_bytes, rng)),
+            CcKind::Lia => AnyCc::Lia(Lia::new(mss, initial_window_bytes, variant)),
+            CcKind::Olia => AnyCc::Olia(Olia::new(mss, initial_window_bytes, variant)),
+            CcKind::Balia => AnyCc::Balia(Balia::new(mss, initial_window_bytes, variant)),
         }
     }
 }
@@ -214,6 +247,9 @@ macro_rules! dispatch {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Bbr($c) => $e,
+            AnyCc::Lia($c) => $e,
+            AnyCc::Olia($c) => $e,
+            AnyCc::Balia($c) => $e,
         }
     };
 }
