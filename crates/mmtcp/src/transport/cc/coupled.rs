@@ -1,374 +1,520 @@
-//! Coupled congestion control for MP-TCP subflows, as the papers write it: LIA (RFC 6356), OLIA
-//! (Khalili, Gast, Popovic, Le Boudec, "MPTCP is not Pareto-optimal", IEEE/ACM ToN 2013) and
-//! BALIA (Peng, Walid, Hwang, Low, "Multipath TCP: Analysis, design and implementation",
-//! IEEE/ACM ToN 2016).
+//! What the coupled controllers of MP-TCP subflows share: LIA (RFC 6356, `lia.rs`), OLIA
+//! (Khalili et al., IEEE/ACM ToN 2013, `olia.rs`) and BALIA (Peng et al., IEEE/ACM ToN 2016,
+//! `balia.rs`). Each keeps Reno's window per subflow and changes its congestion-avoidance
+//! increase (BALIA also its decrease) to depend on the other subflows of the connection, which it
+//! reads through [`CongestionControl::couple`] just before every ACK or timeout.
 //!
-//! All three change congestion avoidance only; slow start, the halving on loss and the timeout
-//! are Reno's (RFC 5681 with RFC 3465 byte counting, as [`super::NewReno`]), except BALIA's loss
-//! cut. The controller reads its connection's subflows before each ACK or timeout
-//! ([`super::coupling`]); the quantities below are taken over the subflows that are established
-//! and have an RTT estimate. W_r is subflow r's window in segments (cwnd / MSS), rtt_r its
-//! smoothed RTT in seconds, x_r = W_r / rtt_r, n the number of subflows, and "per ACK" means per
-//! segment acknowledged: an ACK of b bytes counts b / MSS.
+//! The shared model, every window in bytes and SMSS = `mss`:
 //!
 //! ```text
-//! LIA    α = W_tot · max_r(W_r / rtt_r²) / (Σ_r W_r / rtt_r)²                    (RFC 6356 §3)
-//!        per ACK on r:  W_r += min(α / W_tot, 1 / W_r)
-//! OLIA   ℓ_r = max(bytes delivered since r's last loss, between its last two losses)
-//!        M = paths of largest W, B = paths of largest ℓ_p / rtt_p²
-//!        α_r = 1 / (n·|B∖M|) on B∖M, −1 / (n·|M|) on M, if B∖M ≠ ∅; else 0     (ToN 2013, eq. 6)
-//!        per ACK on r:  W_r += (W_r / rtt_r²) / (Σ_p W_p / rtt_p)² + α_r / W_r  (eq. 5)
-//! BALIA  α_r = max_k x_k / x_r
-//!        per ACK on r:  W_r += (x_r / rtt_r) / (Σ_k x_k)² · (1 + α_r)/2 · (4 + α_r)/5
-//!        per loss on r: W_r −= W_r / 2 · min(α_r, 1.5)                        (ToN 2016, §V)
+//! slow start            cwnd < ssthresh   per ACK: RFC 5681 slow start with RFC 3465 byte counting,
+//!                                                   L = 2·SMSS (newreno::slow_start), per subflow
+//! congestion avoidance  cwnd ≥ ssthresh   per ACK: the controller's coupled increase
+//! congestion event      ssthresh = the controller's decrease, cwnd = ssthresh
+//!                                           (LIA, OLIA: Reno's; RFC 6356 §3 keeps slow start, fast
+//!                                            retransmit, fast recovery and the decrease of RFC 5681)
+//! timeout               ssthresh as above (kept if already reduced), cwnd = 1·SMSS (RFC 5681 §3.1)
 //! ```
 //!
-//! With one subflow each reduces to Reno: α = 1 and the increase is 1 / W per ACK (BALIA's loss
-//! cut is then W / 2). The increase is applied in bytes with its fraction carried to the next
-//! ACK; OLIA's may be negative (a path of largest window not among the best), and a window never
-//! falls below one segment. No window grows on an ACK that says the sender was not
-//! cwnd-limited (RFC 7661 §4.3), as for every controller here.
+//! Which subflows take part: those that are established and have an RTT sample. Linux v0.90
+//! leaves every other subflow out of its sums (`mptcp_sk_can_send` and `srtt_us != 0`); the
+//! papers sum over the paths in use, which these are. The reading subflow's own window is its
+//! controller's cwnd. A controller that has no view (a single-path flow, which never builds one,
+//! or a subflow before its first `couple`), or whose own subflow does not take part, grows as
+//! Reno; so does a connection with one subflow, where every coupled formula reduces to Reno's.
 //!
-//! OLIA's B is ranked by ℓ_r / rtt_r², as the paper and Linux (written by OLIA's authors) do; one
-//! other port ranks by ℓ_r² / rtt_r. Ties in M and B are exact (windows in bytes, ℓ in bytes).
+//! Two variants, `transport.variant` ([`CoupledVariant`]):
+//! - `paper`: the published formulas in real arithmetic, windows in bytes. Increases are fed the
+//!   bytes each ACK acknowledged (RFC 3465 byte counting, as NewReno), so with one subflow LIA and
+//!   BALIA grow exactly as NewReno and OLIA to within rounding.
+//! - `linux-v0.90`: as the out-of-tree Linux MP-TCP kernel v0.90 (Linux 3.18, repository
+//!   multipath-tcp/mptcp, `net/mptcp/mptcp_coupled.c`, `mptcp_olia.c`, `mptcp_balia.c`) computes
+//!   it. Common to the three: windows in whole segments (cwnd / SMSS, Linux's `snd_cwnd`);
+//!   round-trip times as Linux 3.18's `srtt_us`, 8 × the SRTT in microseconds; integer arithmetic
+//!   with the kernel's scale factors; congestion avoidance counts ACKs, not bytes (Linux 3.18's
+//!   `snd_cwnd_cnt`, [`AckEvents`]), so delayed ACKs halve the growth; an ACK handled by slow start
+//!   is not also counted by congestion avoidance; Reno's ssthresh is max(cwnd / 2, 2) segments
+//!   (`tcp_reno_ssthresh`, from cwnd, not FlightSize); only established subflows count in the
+//!   subflow count n.
+//!
+//! Not modelled in `linux-v0.90`, for all three: Linux 3.18's slow start (it tests cwnd ≤ ssthresh,
+//! adds every acknowledged segment with no L limit and stops at ssthresh + 1; here it is the
+//! RFC 3465 slow start every controller shares); `snd_cwnd_clamp`; the kernel's own RTT estimator
+//! (the view's RFC 6298 SRTT stands in for `srtt_us`).
 
-use super::newreno::{half_flight_ssthresh, slow_start};
-use super::{AckSample, CongestionControl, Siblings, SubflowView};
-use crate::sim::SimTime;
+use super::coupling::{Siblings, SubflowView};
+use super::newreno::slow_start;
+use super::{AckSample, CongestionControl};
+use crate::sim::{Duration, SimTime};
+use serde::{Deserialize, Serialize};
 
-/// Which coupled algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Coupling {
-    Lia,
-    Olia,
-    Balia,
+/// Which form of a coupled controller (LIA, OLIA, BALIA) a flow runs (`transport.variant`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CoupledVariant {
+    /// The published algorithm: RFC 6356, the OLIA and BALIA papers.
+    #[default]
+    #[serde(rename = "paper")]
+    Paper,
+    /// As the Linux MP-TCP kernel v0.90 computes it: fixed point, windows in segments, counters
+    /// of ACKs (module `coupled` lists the differences).
+    #[serde(rename = "linux-v0.90")]
+    LinuxV090,
 }
 
-/// A subflow's coupled controller. See the module header for the model.
+impl CoupledVariant {
+    /// The name a scenario uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CoupledVariant::Paper => "paper",
+            CoupledVariant::LinuxV090 => "linux-v0.90",
+        }
+    }
+}
+
+/// Reno's window state of one subflow, which the coupled rules read and move.
 #[derive(Clone, Debug)]
-pub struct Coupled {
-    coupling: Coupling,
-    mss_bytes: u64,
-    cwnd_bytes: u64,
-    ssthresh_bytes: u64,
-    /// Growth earned but not yet applied to the window, bytes (OLIA's may be negative).
-    pending_bytes: f64,
-    /// Congestion-avoidance increase per segment acknowledged, in segments, from the last
-    /// reading of the siblings; `None` until the first (Reno's 1 / W then).
-    increase: Option<f64>,
-    /// BALIA's α of this subflow at the last reading (1 until then).
-    balia_alpha: f64,
+pub(super) struct Window {
+    /// Sender maximum segment size (SMSS), bytes.
+    pub mss_bytes: u64,
+    /// Congestion window, bytes.
+    pub cwnd_bytes: u64,
+    /// Slow-start threshold, bytes; `u64::MAX` until the first congestion event.
+    pub ssthresh_bytes: u64,
 }
 
-impl Coupled {
-    pub fn new(coupling: Coupling, mss: u32, initial_window_bytes: u64) -> Self {
-        Coupled {
-            coupling,
-            mss_bytes: u64::from(mss),
-            cwnd_bytes: initial_window_bytes,
-            ssthresh_bytes: u64::MAX,
-            pending_bytes: 0.0,
-            increase: None,
-            balia_alpha: 1.0,
-        }
+impl Window {
+    /// cwnd in whole segments, as Linux counts `snd_cwnd` (at least 1).
+    pub fn segments(&self) -> u64 {
+        (self.cwnd_bytes / self.mss_bytes).max(1)
     }
 
-    /// The congestion-avoidance increase per acknowledged segment, in segments, and BALIA's α,
-    /// for subflow `me` among `paths` (window in segments, RTT in seconds, ℓ in bytes).
-    fn coefficients(&self, paths: &[Path], me: usize) -> (f64, f64) {
-        let own = paths[me];
-        match self.coupling {
-            Coupling::Lia => {
-                let total: f64 = paths.iter().map(|p| p.w).sum();
-                let best = paths.iter().map(|p| p.w / (p.rtt * p.rtt)).fold(0.0, f64::max);
-                let sum: f64 = paths.iter().map(|p| p.w / p.rtt).sum();
-                let alpha = total * best / (sum * sum);
-                ((alpha / total).min(1.0 / own.w), 1.0)
-            }
-            Coupling::Olia => {
-                let n = paths.len() as f64;
-                let sum: f64 = paths.iter().map(|p| p.w / p.rtt).sum();
-                let w_max = paths.iter().map(|p| p.w).fold(0.0, f64::max);
-                let quality = |p: &Path| p.loss_free / (p.rtt * p.rtt);
-                let q_max = paths.iter().map(quality).fold(0.0, f64::max);
-                let in_m = |p: &Path| p.w == w_max;
-                let in_b = |p: &Path| quality(p) == q_max;
-                let best_not_max = paths.iter().filter(|p| in_b(p) && !in_m(p)).count() as f64;
-                let largest = paths.iter().filter(|p| in_m(p)).count() as f64;
-                let alpha = if best_not_max == 0.0 {
-                    0.0
-                } else if in_b(&own) && !in_m(&own) {
-                    1.0 / (n * best_not_max)
-                } else if in_m(&own) {
-                    -1.0 / (n * largest)
-                } else {
-                    0.0
-                };
-                ((own.w / (own.rtt * own.rtt)) / (sum * sum) + alpha / own.w, 1.0)
-            }
-            Coupling::Balia => {
-                let rate = |p: &Path| p.w / p.rtt;
-                let sum: f64 = paths.iter().map(rate).sum();
-                let x_max = paths.iter().map(rate).fold(0.0, f64::max);
-                let x = rate(&own);
-                let alpha = x_max / x;
-                let increase = (x / own.rtt) / (sum * sum) * (1.0 + alpha) / 2.0 * (4.0 + alpha) / 5.0;
-                (increase, alpha)
-            }
-        }
-    }
-
-    fn congestion_avoidance(&mut self, acked_bytes: u64) {
-        let mss = self.mss_bytes as f64;
-        let w = self.cwnd_bytes as f64 / mss;
-        let per_segment = self.increase.unwrap_or(1.0 / w);
-        self.pending_bytes += per_segment * acked_bytes as f64;
-        // A hair above the sum so that increments adding up to a whole byte count as one
-        // despite binary rounding (40 × 1/40 of a segment is one segment).
-        let whole = (self.pending_bytes + 1e-9).trunc();
-        self.pending_bytes -= whole;
-        let cwnd = self.cwnd_bytes as f64 + whole;
-        self.cwnd_bytes = cwnd.max(mss) as u64;
+    /// Linux 3.18 `tcp_reno_ssthresh`: max(snd_cwnd / 2, 2) segments, in bytes.
+    pub fn linux_reno_ssthresh(&self) -> u64 {
+        (self.segments() / 2).max(2) * self.mss_bytes
     }
 }
 
-/// One subflow in the units of the formulas.
+/// Linux 3.18's congestion-avoidance counter `snd_cwnd_cnt` as `tcp_cong_avoid_ai` and the v0.90
+/// LIA and BALIA run it: it counts ACKs whatever they acknowledge; an ACK that finds the count at
+/// `threshold` or above adds one segment and restarts the count, so the window grows one segment
+/// per threshold + 1 ACKs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct AckEvents(u64);
+
+impl AckEvents {
+    /// One ACK; returns true when it added a segment to `window`.
+    pub fn on_ack(&mut self, window: &mut Window, threshold: u64) -> bool {
+        if self.0 >= threshold {
+            window.cwnd_bytes += window.mss_bytes;
+            self.0 = 0;
+            true
+        } else {
+            self.0 += 1;
+            false
+        }
+    }
+
+    /// Linux clears the count on entering recovery or loss (`tcp_init_cwnd_reduction`,
+    /// `tcp_enter_loss`).
+    pub fn reset(&mut self) {
+        self.0 = 0;
+    }
+}
+
+/// A subflow that takes part in the coupled sums (module header): established, with an RTT.
 #[derive(Clone, Copy, Debug)]
-struct Path {
-    /// Window, segments.
-    w: f64,
-    /// Smoothed RTT, seconds.
-    rtt: f64,
-    /// OLIA's ℓ: bytes delivered since the last loss or between the last two, the larger.
-    loss_free: f64,
+pub(super) struct Member {
+    /// This is the reading controller's own subflow.
+    pub is_me: bool,
+    /// Congestion window, bytes: the view's, or for the reading subflow its controller's own.
+    pub cwnd_bytes: u64,
+    /// Smoothed RTT.
+    pub srtt: Duration,
+    pub view: SubflowView,
 }
 
-impl Path {
-    fn of(view: &SubflowView) -> Option<Path> {
-        let rtt = view.srtt?.as_secs_f64();
-        (view.established && rtt > 0.0 && view.cwnd > 0).then(|| Path {
-            w: view.cwnd as f64 / f64::from(view.mss.max(1)),
-            rtt,
-            loss_free: view.delivered_since_loss.max(view.delivered_between_losses) as f64,
-        })
+impl Member {
+    /// cwnd in whole segments (Linux's `snd_cwnd`), with the subflow's own MSS.
+    pub fn segments(&self) -> u64 {
+        (self.cwnd_bytes / u64::from(self.view.mss.max(1))).max(1)
+    }
+
+    /// cwnd in segments as a real number (the papers' w_r), with the subflow's own MSS.
+    pub fn segments_f64(&self) -> f64 {
+        self.cwnd_bytes as f64 / f64::from(self.view.mss.max(1))
     }
 }
 
-/// Most subflows a coupled controller reads (RFC 8684 leaves it open; the scenario allows 32).
-const MAX_PATHS: usize = 64;
+/// The subflows of `siblings` that take part, in the connection's order, with the reader's own
+/// window replaced by `own_cwnd_bytes`.
+pub(super) fn members<'a>(
+    siblings: &Siblings<'a>,
+    own_cwnd_bytes: u64,
+) -> impl Iterator<Item = Member> + Clone + 'a {
+    let me = siblings.me;
+    siblings.subflows.iter().enumerate().filter_map(move |(i, view)| {
+        let srtt = view.srtt.filter(|_| view.established)?;
+        let cwnd_bytes = if i == me { own_cwnd_bytes } else { view.cwnd };
+        Some(Member { is_me: i == me, cwnd_bytes, srtt, view: *view })
+    })
+}
 
-impl CongestionControl for Coupled {
+/// The reading subflow takes part in the coupling (established, with an RTT sample).
+pub(super) fn own_takes_part(siblings: &Siblings) -> bool {
+    let own = siblings.own();
+    own.established && own.srtt.is_some()
+}
+
+/// Established subflows: Linux v0.90's `mpcb->cnt_established`.
+pub(super) fn established(siblings: &Siblings) -> u64 {
+    siblings.subflows.iter().filter(|v| v.established).count() as u64
+}
+
+/// An RTT as Linux 3.18's `srtt_us`: 8 × microseconds (at least 1, since the kernel divides by
+/// it and leaves out subflows where it is 0).
+pub(super) fn linux_srtt_us(srtt: Duration) -> u64 {
+    ((srtt.as_picos() / 1_000_000) << 3).max(1)
+}
+
+/// What differs between the coupled controllers and between their variants: a rule acting on
+/// Reno's [`Window`], which [`Coupled`] drives.
+pub(super) trait Rule {
+    /// Keeps what the rule needs of the connection's subflows (scalars only) until the next call.
+    fn couple(&mut self, window: &Window, siblings: &Siblings);
+    /// Congestion avoidance for one cwnd-limited ACK that acknowledged `acked_bytes` (> 0) in
+    /// congestion avoidance.
+    fn increase(&mut self, window: &mut Window, acked_bytes: u64);
+    /// ssthresh after a congestion event (`in_flight` is RFC 5681's FlightSize, bytes).
+    fn loss_ssthresh(&self, window: &Window, in_flight: u64) -> u64;
+    /// Congestion avoidance counts ACKs, not bytes: an ACK slow start handled is not counted.
+    fn counts_ack_events(&self) -> bool;
+    /// The count towards the next increase starts afresh (a congestion event or a timeout).
+    fn restart(&mut self);
+    /// Slow start has just grown the window on an ACK.
+    fn after_slow_start(&mut self, _window: &Window) {}
+    /// A timeout has just reduced ssthresh; cwnd is still the pre-timeout window.
+    fn on_timeout(&mut self, _window: &Window) {}
+    /// Fast recovery ended with cwnd = ssthresh.
+    fn on_recovery_exit(&mut self, _window: &Window) {
+        self.restart();
+    }
+}
+
+/// A rule in its paper form or its Linux v0.90 form.
+#[derive(Clone, Debug)]
+pub(super) enum ByVariant<P, L> {
+    Paper(P),
+    LinuxV090(L),
+}
+
+macro_rules! by_variant {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            ByVariant::Paper($r) => $e,
+            ByVariant::LinuxV090($r) => $e,
+        }
+    };
+}
+
+impl<P: Rule, L: Rule> Rule for ByVariant<P, L> {
+    fn couple(&mut self, window: &Window, siblings: &Siblings) {
+        by_variant!(self, r => r.couple(window, siblings))
+    }
+    fn increase(&mut self, window: &mut Window, acked_bytes: u64) {
+        by_variant!(self, r => r.increase(window, acked_bytes))
+    }
+    fn loss_ssthresh(&self, window: &Window, in_flight: u64) -> u64 {
+        by_variant!(self, r => r.loss_ssthresh(window, in_flight))
+    }
+    fn counts_ack_events(&self) -> bool {
+        by_variant!(self, r => r.counts_ack_events())
+    }
+    fn restart(&mut self) {
+        by_variant!(self, r => r.restart())
+    }
+    fn after_slow_start(&mut self, window: &Window) {
+        by_variant!(self, r => r.after_slow_start(window))
+    }
+    fn on_timeout(&mut self, window: &Window) {
+        by_variant!(self, r => r.on_timeout(window))
+    }
+    fn on_recovery_exit(&mut self, window: &Window) {
+        by_variant!(self, r => r.on_recovery_exit(window))
+    }
+}
+
+/// Reno's per-subflow slow start and loss response around a coupled congestion-avoidance rule
+/// (module header).
+#[derive(Clone, Debug)]
+pub(super) struct Coupled<R> {
+    pub window: Window,
+    pub rule: R,
+}
+
+impl<R: Rule> Coupled<R> {
+    /// A controller in slow start with `initial_window_bytes`.
+    pub fn new(mss: u32, initial_window_bytes: u64, rule: R) -> Self {
+        debug_assert!(mss > 0, "zero MSS");
+        let window =
+            Window { mss_bytes: u64::from(mss), cwnd_bytes: initial_window_bytes, ssthresh_bytes: u64::MAX };
+        Coupled { window, rule }
+    }
+}
+
+impl<R: Rule> CongestionControl for Coupled<R> {
     fn cwnd(&self) -> u64 {
-        self.cwnd_bytes
+        self.window.cwnd_bytes
     }
 
     fn ssthresh(&self) -> u64 {
-        self.ssthresh_bytes
+        self.window.ssthresh_bytes
     }
 
     fn on_ack(&mut self, ack: &AckSample) {
+        // RFC 7661 §4.3 (Linux: `tcp_is_cwnd_limited`): no growth for a flow that did not use
+        // its window.
         if !ack.cwnd_limited {
             return;
         }
         let mut acked_bytes = ack.acked_bytes;
-        if self.cwnd_bytes < self.ssthresh_bytes {
-            let (cwnd, leftover) =
-                slow_start(self.cwnd_bytes, self.ssthresh_bytes, acked_bytes, self.mss_bytes);
-            self.cwnd_bytes = cwnd;
-            acked_bytes = leftover;
+        let w = &mut self.window;
+        if w.cwnd_bytes < w.ssthresh_bytes {
+            let (cwnd_bytes, leftover_bytes) =
+                slow_start(w.cwnd_bytes, w.ssthresh_bytes, acked_bytes, w.mss_bytes);
+            w.cwnd_bytes = cwnd_bytes;
+            self.rule.after_slow_start(w);
+            acked_bytes = if self.rule.counts_ack_events() { 0 } else { leftover_bytes };
         }
         if acked_bytes > 0 {
-            self.congestion_avoidance(acked_bytes);
+            self.rule.increase(w, acked_bytes);
         }
     }
 
     fn on_congestion_event(&mut self, _now: SimTime, in_flight: u64) {
-        self.ssthresh_bytes = match self.coupling {
-            // BALIA: W −= W/2 · min(α, 1.5), from the window in force (ToN 2016 §V).
-            Coupling::Balia => {
-                let cut = self.balia_alpha.min(1.5) / 2.0;
-                ((self.cwnd_bytes as f64 * (1.0 - cut)) as u64).max(2 * self.mss_bytes)
-            }
-            Coupling::Lia | Coupling::Olia => half_flight_ssthresh(in_flight, self.mss_bytes),
-        };
-        self.cwnd_bytes = self.ssthresh_bytes;
-        self.pending_bytes = 0.0;
+        // The rule's ssthresh; cwnd = ssthresh as RFC 6582 §3.2 step 3 option 2 (see NewReno).
+        self.window.ssthresh_bytes = self.rule.loss_ssthresh(&self.window, in_flight);
+        self.window.cwnd_bytes = self.window.ssthresh_bytes;
+        self.rule.restart();
     }
 
     fn on_rto(&mut self, _now: SimTime, in_flight: u64, already_reduced: bool) {
+        // RFC 5681 §3.1: ssthresh by the rule (once per loss episode), cwnd = 1 SMSS.
         if !already_reduced {
-            self.ssthresh_bytes = half_flight_ssthresh(in_flight, self.mss_bytes);
+            self.window.ssthresh_bytes = self.rule.loss_ssthresh(&self.window, in_flight);
+            self.rule.on_timeout(&self.window);
         }
-        self.cwnd_bytes = self.mss_bytes;
-        self.pending_bytes = 0.0;
+        self.window.cwnd_bytes = self.window.mss_bytes;
+        self.rule.restart();
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.pending_bytes = 0.0;
-    }
-
-    fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
-        self.cwnd_bytes = cwnd;
-        self.ssthresh_bytes = ssthresh;
+        self.rule.on_recovery_exit(&self.window);
     }
 
     fn couple(&mut self, siblings: &Siblings) {
-        let mut paths = [Path { w: 0.0, rtt: 0.0, loss_free: 0.0 }; MAX_PATHS];
-        let mut n = 0;
-        let mut me = None;
-        for (i, view) in siblings.subflows.iter().enumerate().take(MAX_PATHS) {
-            if let Some(path) = Path::of(view) {
-                if i == siblings.me {
-                    me = Some(n);
-                }
-                paths[n] = path;
-                n += 1;
-            }
-        }
-        let Some(me) = me else {
-            self.increase = None;
-            self.balia_alpha = 1.0;
-            return;
-        };
-        let (increase, alpha) = self.coefficients(&paths[..n], me);
-        self.increase = increase.is_finite().then_some(increase);
-        self.balia_alpha = if alpha.is_finite() { alpha } else { 1.0 };
+        self.rule.couple(&self.window, siblings);
+    }
+
+    fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+        self.window.cwnd_bytes = cwnd;
+        self.window.ssthresh_bytes = ssthresh;
     }
 }
 
+/// Implements [`CongestionControl`] for a public controller that wraps a [`Coupled`] rule
+/// (`pub struct Lia(Coupled<…>)`), forwarding every method.
+macro_rules! forward_congestion_control {
+    ($name:ty) => {
+        impl $crate::transport::cc::CongestionControl for $name {
+            fn cwnd(&self) -> u64 {
+                self.0.cwnd()
+            }
+            fn ssthresh(&self) -> u64 {
+                self.0.ssthresh()
+            }
+            fn on_ack(&mut self, ack: &$crate::transport::cc::AckSample) {
+                self.0.on_ack(ack)
+            }
+            fn on_congestion_event(&mut self, now: $crate::sim::SimTime, in_flight: u64) {
+                self.0.on_congestion_event(now, in_flight)
+            }
+            fn on_rto(&mut self, now: $crate::sim::SimTime, in_flight: u64, already_reduced: bool) {
+                self.0.on_rto(now, in_flight, already_reduced)
+            }
+            fn on_recovery_exit(&mut self, now: $crate::sim::SimTime) {
+                self.0.on_recovery_exit(now)
+            }
+            fn couple(&mut self, siblings: &$crate::transport::cc::Siblings) {
+                self.0.couple(siblings)
+            }
+            fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+                self.0.set_window(cwnd, ssthresh)
+            }
+        }
+    };
+}
+pub(super) use forward_congestion_control;
+
 #[cfg(test)]
 mod tests {
+    use super::super::{AnyCc, CcKind, CubicConfig};
     use super::*;
-    use crate::sim::Duration;
+    use crate::sim::rng::Rng;
 
-    const MSS: u32 = 1000;
+    const MSS: u64 = 1000;
+    const RTT: Duration = Duration::from_millis(20);
+    const COUPLED: [CcKind; 3] = [CcKind::Lia, CcKind::Olia, CcKind::Balia];
+    const VARIANTS: [CoupledVariant; 2] = [CoupledVariant::Paper, CoupledVariant::LinuxV090];
 
-    fn view(segments: u64, rtt_ms: u64) -> SubflowView {
+    fn controller(kind: CcKind, variant: CoupledVariant, initial_segments: u64) -> AnyCc {
+        let rng = Rng::for_component(1, "flow/0/cc");
+        AnyCc::new(kind, MSS as u32, initial_segments * MSS, (&CubicConfig::default(), None, variant), rng)
+    }
+
+    /// A controller in congestion avoidance after a loss at twice `segments`: at `segments` for
+    /// the Reno-like ones, 1.4 × `segments` for CUBIC (β = 0.7).
+    fn in_ca(kind: CcKind, variant: CoupledVariant, segments: u64) -> AnyCc {
+        let mut cc = controller(kind, variant, 2 * segments);
+        cc.on_congestion_event(SimTime::ZERO, 2 * segments * MSS);
+        cc.on_recovery_exit(SimTime::ZERO);
+        assert_eq!(cc.cwnd(), cc.ssthresh(), "{kind:?} {variant:?}");
+        cc
+    }
+
+    fn view(cwnd_segments: u64) -> SubflowView {
         SubflowView {
-            cwnd: segments * u64::from(MSS),
-            ssthresh: 1,
-            srtt: Some(Duration::from_millis(rtt_ms)),
-            mss: MSS,
+            cwnd: cwnd_segments * MSS,
+            ssthresh: cwnd_segments * MSS,
+            srtt: Some(RTT),
+            mss: MSS as u32,
+            delivered_since_loss: 100 * MSS,
+            delivered_between_losses: 100 * MSS,
             established: true,
             ..SubflowView::default()
         }
     }
 
-    /// A controller in congestion avoidance at `segments`, having read `views` as subflow `me`.
-    fn coupled(coupling: Coupling, segments: u64, views: &[SubflowView], me: usize) -> Coupled {
-        let mut c = Coupled::new(coupling, MSS, segments * u64::from(MSS));
-        c.ssthresh_bytes = 1;
-        c.couple(&Siblings { subflows: views, me });
-        c
+    /// cwnd after each of `acks` cwnd-limited ACKs of `segments_per_ack` segments; with `views`,
+    /// `couple` reads them (subflow 0 being the controller's own) just before every ACK.
+    fn trajectory(
+        cc: &mut AnyCc,
+        acks: usize,
+        segments_per_ack: u64,
+        views: Option<&[SubflowView]>,
+    ) -> Vec<u64> {
+        (0..acks)
+            .map(|i| {
+                if let Some(views) = views {
+                    cc.couple(&Siblings { subflows: views, me: 0 });
+                }
+                let now = SimTime::ZERO + Duration::from_micros(100 * i as u64);
+                let acked_bytes = segments_per_ack * MSS;
+                cc.on_ack(&AckSample {
+                    now,
+                    acked_bytes,
+                    srtt: Some(RTT),
+                    cwnd_limited: true,
+                    ..AckSample::default()
+                });
+                cc.cwnd()
+            })
+            .collect()
     }
 
-    fn ack(bytes: u64) -> AckSample {
-        AckSample { acked_bytes: bytes, cwnd_limited: true, ..AckSample::default() }
-    }
-
-    #[test]
-    fn test_lia_alpha_matches_rfc_6356_for_two_paths() {
-        // W = 10 and 20 segments, RTT 20 and 80 ms: Σ W/rtt = 500 + 250 = 750 /s;
-        // max W/rtt² = max(25 000, 3 125) = 25 000; α = 30 · 25 000 / 750² = 1.333…
-        let views = [view(10, 20), view(20, 80)];
-        let alpha: f64 = 30.0 * 25_000.0 / (750.0 * 750.0);
-        let c = coupled(Coupling::Lia, 10, &views, 0);
-        assert!((c.increase.unwrap() - (alpha / 30.0).min(1.0 / 10.0)).abs() < 1e-12);
-        assert!((c.increase.unwrap() - alpha / 30.0).abs() < 1e-12, "α/W_tot = 0.0444 < 1/10");
-        // The slow path's increase is capped by its uncoupled 1/W_r only when that is smaller.
-        let slow = coupled(Coupling::Lia, 20, &views, 1);
-        assert!((slow.increase.unwrap() - (alpha / 30.0).min(1.0 / 20.0)).abs() < 1e-12);
-    }
-
-    #[test]
-    fn test_lia_increase_never_exceeds_the_uncoupled_one() {
-        // W_tot = 102, max W/rtt² = 2/0.01² = 20 000, Σ W/rtt = 200 + 200: α = 12.75 and
-        // α / W_tot = 0.125, above the large path's 1 / W = 0.01, which caps it.
-        let views = [view(2, 10), view(100, 500)];
-        assert_eq!(coupled(Coupling::Lia, 2, &views, 0).increase, Some(0.125));
-        assert_eq!(coupled(Coupling::Lia, 100, &views, 1).increase, Some(0.01));
-    }
+    // ---- one subflow: Reno ------------------------------------------------------------------
 
     #[test]
-    fn test_one_subflow_grows_like_reno() {
-        for coupling in [Coupling::Lia, Coupling::Olia, Coupling::Balia] {
-            let views = [view(40, 50)];
-            let mut c = coupled(coupling, 40, &views, 0);
-            // One window's worth of ACKs raises W by one segment: 1/W per segment.
-            for _ in 0..40 {
-                c.on_ack(&ack(u64::from(MSS)));
+    fn test_congestion_avoidance_one_subflow_grows_like_newreno() {
+        // 600 one-segment ACKs from 50 segments: about 10 RTTs, NewReno ends at 60 segments.
+        // Paper LIA and BALIA count bytes against cwnd exactly as NewReno; paper OLIA adds
+        // 1/cwnd per segment continuously; Linux counts cwnd + 1 ACKs per segment (OLIA a few
+        // more, from the floors of its fixed point), so each increment comes an ACK or two after
+        // NewReno's: within one segment at every ACK over these 10 rounds. With a one-subflow
+        // view, or with none (a single-path flow), the result is the same.
+        let reference = trajectory(&mut in_ca(CcKind::NewReno, CoupledVariant::Paper, 50), 600, 1, None);
+        assert_eq!(reference.last(), Some(&(60 * MSS)));
+        for kind in COUPLED {
+            for variant in VARIANTS {
+                for views in [Some(&[view(50)][..]), None] {
+                    let got = trajectory(&mut in_ca(kind, variant, 50), 600, 1, views);
+                    let exact = variant == CoupledVariant::Paper && kind != CcKind::Olia;
+                    for (i, (&cwnd, &reno)) in got.iter().zip(&reference).enumerate() {
+                        if exact {
+                            assert_eq!(cwnd, reno, "{kind:?} {variant:?} ACK {i}");
+                        } else {
+                            assert!(
+                                cwnd.abs_diff(reno) <= MSS,
+                                "{kind:?} {variant:?} ACK {i}: {cwnd} vs {reno}"
+                            );
+                        }
+                    }
+                    assert!(*got.last().unwrap() >= 59 * MSS, "{kind:?} {variant:?}");
+                }
             }
-            assert_eq!(c.cwnd(), 41 * u64::from(MSS), "{coupling:?}");
-            c.on_congestion_event(SimTime::ZERO, 41 * u64::from(MSS));
-            assert_eq!(c.cwnd(), 41 * u64::from(MSS) / 2, "{coupling:?}: halved");
+        }
+    }
+
+    #[test]
+    fn test_congestion_avoidance_linux_counts_ack_events_not_bytes() {
+        // Delayed ACKs (two segments each): the paper forms count bytes and keep NewReno's pace;
+        // Linux v0.90 counts ACKs and grows half as fast.
+        let reference = trajectory(&mut in_ca(CcKind::NewReno, CoupledVariant::Paper, 50), 300, 2, None);
+        let reno_growth = reference.last().unwrap() - 50 * MSS;
+        assert_eq!(reno_growth, 10 * MSS);
+        for kind in COUPLED {
+            let views = [view(50)];
+            let paper = trajectory(&mut in_ca(kind, CoupledVariant::Paper, 50), 300, 2, Some(&views));
+            assert!(paper.last().unwrap().abs_diff(*reference.last().unwrap()) <= MSS, "{kind:?}");
+            let linux = trajectory(&mut in_ca(kind, CoupledVariant::LinuxV090, 50), 300, 2, Some(&views));
+            let linux_growth = linux.last().unwrap() - 50 * MSS;
+            assert!((4 * MSS..=5 * MSS).contains(&linux_growth), "{kind:?}: +{linux_growth}");
+        }
+    }
+
+    // ---- coupling -----------------------------------------------------------------------------
+
+    #[test]
+    fn test_congestion_avoidance_sibling_window_changes_coupled_growth_only() {
+        // The same 100 ACKs on a 20-segment subflow, its sibling at 10 or at 40 segments (same
+        // RTT, same ℓ). A coupled controller's window ends up different; NewReno's and CUBIC's,
+        // whose `couple` reads nothing, do not.
+        let beside = |sibling: u64| [view(20), view(sibling)];
+        for kind in COUPLED {
+            for variant in VARIANTS {
+                let small = trajectory(&mut in_ca(kind, variant, 20), 100, 1, Some(&beside(10)));
+                let large = trajectory(&mut in_ca(kind, variant, 20), 100, 1, Some(&beside(40)));
+                assert_ne!(small.last(), large.last(), "{kind:?} {variant:?}");
+            }
+        }
+        for kind in [CcKind::NewReno, CcKind::Cubic] {
+            let small = trajectory(&mut in_ca(kind, CoupledVariant::Paper, 20), 100, 1, Some(&beside(10)));
+            let large = trajectory(&mut in_ca(kind, CoupledVariant::Paper, 20), 100, 1, Some(&beside(40)));
+            assert_eq!(small, large, "{kind:?}");
         }
     }
 
     #[test]
-    fn test_balia_with_equal_rates_is_reno_and_cuts_deeper_for_a_slow_path() {
-        // Equal rates: α = 1 on both, and each increases by (x/rtt)/(2x)² · 1 · 1 = 1/(4W).
-        let views = [view(20, 50), view(20, 50)];
-        let c = coupled(Coupling::Balia, 20, &views, 0);
-        assert!((c.increase.unwrap() - 1.0 / 80.0).abs() < 1e-12);
-        assert_eq!(c.balia_alpha, 1.0);
-        // Rates 400 and 250 /s: α = 1.6 on the slower path, whose loss cut is W/2 · 1.5.
-        let views = [view(20, 50), view(25, 100)];
-        let mut slow = coupled(Coupling::Balia, 25, &views, 1);
-        assert!((slow.balia_alpha - 1.6).abs() < 1e-12);
-        slow.on_congestion_event(SimTime::ZERO, 25 * u64::from(MSS));
-        assert_eq!(slow.cwnd(), 6250, "25 000 · (1 − 1.5/2)");
-        let mut fast = coupled(Coupling::Balia, 20, &views, 0);
-        fast.on_congestion_event(SimTime::ZERO, 20 * u64::from(MSS));
-        assert_eq!(fast.cwnd(), 10_000, "α = 1: halved");
+    fn test_members_skip_subflows_not_established_or_without_rtt_and_use_own_window() {
+        let mut views = [view(20), view(30), view(40)];
+        views[1].established = false;
+        views[2].srtt = None;
+        let siblings = Siblings { subflows: &views, me: 0 };
+        let members: Vec<_> = members(&siblings, 25 * MSS).map(|m| (m.is_me, m.cwnd_bytes)).collect();
+        assert_eq!(members, [(true, 25 * MSS)]);
+        assert!(own_takes_part(&siblings));
+        assert_eq!(established(&siblings), 2);
     }
 
     #[test]
-    fn test_olia_moves_window_from_the_largest_path_to_the_best_one() {
-        // Path 0 has the largest window, path 1 the most bytes between losses per rtt²: α is
-        // +1/(2·1) on path 1 and −1/(2·1) on path 0.
-        let mut views = [view(30, 50), view(10, 50)];
-        views[0].delivered_since_loss = 1_000;
-        views[1].delivered_since_loss = 50_000;
-        let sum = 30.0 / 0.05 + 10.0 / 0.05;
-        let best = coupled(Coupling::Olia, 10, &views, 1);
-        let expected = (10.0 / 0.0025) / (sum * sum) + 0.5 / 10.0;
-        assert!((best.increase.unwrap() - expected).abs() < 1e-12);
-        let largest = coupled(Coupling::Olia, 30, &views, 0);
-        let expected = (30.0 / 0.0025) / (sum * sum) - 0.5 / 30.0;
-        assert!((largest.increase.unwrap() - expected).abs() < 1e-12);
-        // When the best path is also the largest, α is 0 everywhere.
-        views[0].delivered_since_loss = 90_000;
-        let c = coupled(Coupling::Olia, 10, &views, 1);
-        assert!((c.increase.unwrap() - (10.0 / 0.0025) / (sum * sum)).abs() < 1e-12);
-    }
-
-    #[test]
-    fn test_a_coupled_controller_follows_its_siblings_and_an_uncoupled_one_does_not() {
-        let alone = [view(20, 50), view(1, 50)];
-        let crowded = [view(20, 50), view(200, 50)];
-        for coupling in [Coupling::Lia, Coupling::Olia, Coupling::Balia] {
-            let mut a = coupled(coupling, 20, &alone, 0);
-            let mut b = coupled(coupling, 20, &crowded, 0);
-            for _ in 0..200 {
-                a.on_ack(&ack(u64::from(MSS)));
-                b.on_ack(&ack(u64::from(MSS)));
-            }
-            if coupling == Coupling::Olia {
-                // Equal ℓ: alone, this subflow has the largest window and gives way to the
-                // other (α < 0); crowded, the other has it and this one takes (α > 0).
-                assert!(a.cwnd() < b.cwnd(), "{} {}", a.cwnd(), b.cwnd());
-            } else {
-                assert!(a.cwnd() > b.cwnd(), "{coupling:?}: a large sibling slows this subflow");
+    fn test_timeout_one_segment_and_ssthresh_kept_when_already_reduced() {
+        for kind in COUPLED {
+            for variant in VARIANTS {
+                let mut cc = in_ca(kind, variant, 40);
+                cc.on_rto(SimTime::ZERO, 40 * MSS, false);
+                assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS), "{kind:?} {variant:?}");
+                cc.on_rto(SimTime::ZERO, 400 * MSS, true);
+                assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS), "{kind:?} {variant:?}");
             }
         }
-        let mut a = super::super::NewReno::new(MSS, 20 * u64::from(MSS));
-        let mut b = a.clone();
-        a.couple(&Siblings { subflows: &alone, me: 0 });
-        b.couple(&Siblings { subflows: &crowded, me: 0 });
-        for _ in 0..200 {
-            a.on_ack(&ack(u64::from(MSS)));
-            b.on_ack(&ack(u64::from(MSS)));
-        }
-        assert_eq!(a.cwnd(), b.cwnd(), "NewReno ignores its siblings");
     }
 }

@@ -6,22 +6,31 @@
 //! inflation) belong to the sender in `transport::tcp`; the controller is told when a congestion
 //! event starts and ends and is fed ACKs outside fast recovery — or every ACK, in every state,
 //! when it asks for them ([`CongestionControl::wants_all_acks`], BBR). Windows are in bytes.
+//!
+//! The coupled controllers of MP-TCP subflows (LIA, OLIA, BALIA; module `coupled`) also read the
+//! connection's other subflows through [`CongestionControl::couple`].
 
+pub mod balia;
 pub mod bbr;
-pub mod coupled;
+mod coupled;
 pub mod coupling;
 pub mod cubic;
 pub mod hystart;
+pub mod lia;
 pub mod newreno;
+pub mod olia;
 
 use crate::sim::rng::Rng;
 use crate::sim::{Duration, SimTime};
+pub use balia::Balia;
 pub use bbr::Bbr;
-pub use coupled::{Coupled, Coupling};
+pub use coupled::CoupledVariant;
 pub use coupling::{Siblings, SubflowView};
 pub use cubic::{Cubic, CubicConfig};
 pub use hystart::HyStartKind;
+pub use lia::Lia;
 pub use newreno::NewReno;
+pub use olia::Olia;
 use serde::{Deserialize, Serialize};
 
 /// The sender's congestion state when it hands an ACK to the controller (Linux's
@@ -170,11 +179,11 @@ pub enum CcKind {
     #[default]
     Cubic,
     Bbr,
-    /// MP-TCP's Linked Increases (RFC 6356), coupled over a connection's subflows.
+    /// RFC 6356 coupled congestion control of MP-TCP subflows (`lia.rs`).
     Lia,
-    /// Opportunistic LIA (Khalili et al., IEEE/ACM ToN 2013), coupled.
+    /// Khalili et al. 2013 (`olia.rs`).
     Olia,
-    /// Balanced LIA (Peng et al., IEEE/ACM ToN 2016), coupled.
+    /// Peng et al. 2016 (`balia.rs`).
     Balia,
 }
 
@@ -191,7 +200,8 @@ impl CcKind {
         }
     }
 
-    /// Whether this controller couples the subflows of an MP-TCP connection.
+    /// The controller couples an MP-TCP connection's subflows (reads them in `couple`); with one
+    /// subflow, or on a single-path flow, it behaves as Reno.
     pub fn is_coupled(self) -> bool {
         matches!(self, CcKind::Lia | CcKind::Olia | CcKind::Balia)
     }
@@ -208,28 +218,31 @@ pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Cubic),
     Bbr(Bbr),
-    Coupled(Coupled),
+    Lia(Lia),
+    Olia(Olia),
+    Balia(Balia),
 }
 
 impl AnyCc {
-    /// The controller `kind`. `hystart` is used by CUBIC only (TcpConfig::validate refuses it
-    /// with another controller). `rng` is the flow's own random stream (derived from the run's
-    /// master seed and the flow); only BBR draws from it, for the starting phase of its PROBE_BW
-    /// gain cycle.
+    /// The controller `kind`. The tuple holds what only some controllers read: CUBIC's
+    /// parameters and HyStart (CUBIC only; TcpConfig::validate refuses HyStart with another
+    /// controller), and the form of a coupled controller (LIA, OLIA, BALIA). `rng` is the flow's
+    /// own random stream (derived from the run's master seed and the flow); only BBR draws from
+    /// it, for the starting phase of its PROBE_BW gain cycle.
     pub fn new(
         kind: CcKind,
         mss: u32,
         initial_window_bytes: u64,
-        (cubic, hystart): (&CubicConfig, Option<HyStartKind>),
+        (cubic, hystart, variant): (&CubicConfig, Option<HyStartKind>, CoupledVariant),
         rng: Rng,
     ) -> AnyCc {
         match kind {
             CcKind::NewReno => AnyCc::NewReno(NewReno::new(mss, initial_window_bytes)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(mss, initial_window_bytes, cubic, hystart)),
             CcKind::Bbr => AnyCc::Bbr(Bbr::new(mss, initial_window_bytes, rng)),
-            CcKind::Lia => AnyCc::Coupled(Coupled::new(Coupling::Lia, mss, initial_window_bytes)),
-            CcKind::Olia => AnyCc::Coupled(Coupled::new(Coupling::Olia, mss, initial_window_bytes)),
-            CcKind::Balia => AnyCc::Coupled(Coupled::new(Coupling::Balia, mss, initial_window_bytes)),
+            CcKind::Lia => AnyCc::Lia(Lia::new(mss, initial_window_bytes, variant)),
+            CcKind::Olia => AnyCc::Olia(Olia::new(mss, initial_window_bytes, variant)),
+            CcKind::Balia => AnyCc::Balia(Balia::new(mss, initial_window_bytes, variant)),
         }
     }
 }
@@ -240,7 +253,9 @@ macro_rules! dispatch {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Bbr($c) => $e,
-            AnyCc::Coupled($c) => $e,
+            AnyCc::Lia($c) => $e,
+            AnyCc::Olia($c) => $e,
+            AnyCc::Balia($c) => $e,
         }
     };
 }

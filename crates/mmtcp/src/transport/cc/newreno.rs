@@ -188,9 +188,20 @@ pub(super) mod ack_clock {
         }
 
         /// One round trip; `observe` sees the controller after each ACK, with the ACK's time.
-        pub fn round_observed<C: CongestionControl>(
+        pub fn round_observed<C: CongestionControl>(&mut self, cc: &mut C, observe: impl FnMut(SimTime, &C)) {
+            self.round_with(cc, |_| {}, observe);
+        }
+
+        /// One round trip of an MP-TCP subflow: `before` runs just before each ACK is handed to
+        /// the controller (where the connection calls `couple`).
+        pub fn round_coupled<C: CongestionControl>(&mut self, cc: &mut C, before: impl FnMut(&mut C)) {
+            self.round_with(cc, before, |_, _| {});
+        }
+
+        fn round_with<C: CongestionControl>(
             &mut self,
             cc: &mut C,
+            mut before: impl FnMut(&mut C),
             mut observe: impl FnMut(SimTime, &C),
         ) {
             let start = self.now;
@@ -202,6 +213,7 @@ pub(super) mod ack_clock {
                 let now = start + Duration::from_picos(self.rtt.as_picos() * i / acks);
                 let acked_bytes = ack_bytes.min(flight_bytes - (i - 1) * ack_bytes);
                 self.una += acked_bytes;
+                before(cc);
                 cc.on_ack(&AckSample {
                     now,
                     acked_bytes,

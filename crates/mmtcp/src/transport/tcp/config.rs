@@ -5,7 +5,7 @@
 use super::profile::Profile;
 use crate::net::MAX_WINDOW;
 use crate::sim::Duration;
-use crate::transport::cc::{CcKind, CubicConfig, HyStartKind};
+use crate::transport::cc::{CcKind, CoupledVariant, CubicConfig, HyStartKind};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -37,8 +37,15 @@ pub enum Recovery {
 pub struct TcpConfig {
     /// The bundle of defaults the other keys come from: "linux" (default), "ns3" or "rfc".
     pub profile: Profile,
-    /// Congestion control: "cubic" (default, as Linux) or "newreno".
+    /// Congestion control: "cubic" (default, as Linux), "newreno" or "bbr"; for the subflows of
+    /// an MP-TCP connection also the coupled "lia" (RFC 6356), "olia" or "balia" (refused on a
+    /// single-path flow; with one subflow they behave as Reno).
     pub cc: CcKind,
+    /// Form of a coupled controller (`cc` = "lia", "olia" or "balia"): "paper" (default), the
+    /// published algorithm in real arithmetic, or "linux-v0.90", as the Linux MP-TCP kernel v0.90
+    /// computes it (fixed point, windows in segments, ACKs counted rather than bytes). See
+    /// docs/models/mptcp-cc.md.
+    pub variant: CoupledVariant,
     /// HyStart (CUBIC only): leave slow start when the RTT rises (or, on the linux and ns3
     /// profiles, when an ACK train spans half the minimum RTT). Which variant depends on the
     /// profile: Linux's `tcp_cubic.c`, ns-3's `TcpCubic`, or RFC 9406 HyStart++.
@@ -128,6 +135,17 @@ impl TcpConfig {
                 ),
             ));
         }
+        if self.variant != CoupledVariant::Paper && !self.cc.is_coupled() {
+            return Err((
+                "variant",
+                format!(
+                    "\"{}\" is a form of the coupled controllers (cc = \"lia\", \"olia\" or \"balia\"); \
+                     cc = \"{}\" has none",
+                    self.variant.name(),
+                    self.cc.name()
+                ),
+            ));
+        }
         if self.delayed_ack && self.delayed_ack_timeout.0 == Duration::ZERO {
             return Err(("delayed_ack_timeout", "must be greater than 0s when delayed_ack is on".into()));
         }
@@ -166,5 +184,34 @@ impl TcpConfig {
 
     pub fn mss_u32(&self) -> u32 {
         self.mss.0 as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_validate_linux_variant_needs_a_coupled_controller() {
+        for cc in [CcKind::Lia, CcKind::Olia, CcKind::Balia] {
+            let cfg = TcpConfig { variant: CoupledVariant::LinuxV090, ..Profile::Linux.defaults(cc) };
+            assert_eq!(cfg.validate(), Ok(()), "{cc:?}");
+        }
+        for cc in [CcKind::NewReno, CcKind::Cubic, CcKind::Bbr] {
+            let cfg = TcpConfig { variant: CoupledVariant::LinuxV090, ..Profile::Linux.defaults(cc) };
+            let (field, message) = cfg.validate().unwrap_err();
+            assert_eq!(field, "variant");
+            assert!(message.contains("linux-v0.90") && message.contains(cc.name()), "{message}");
+        }
+    }
+
+    #[test]
+    fn test_variant_key_names() {
+        let cfg: TcpConfig = serde_json::from_str(r#"{"cc": "olia", "variant": "linux-v0.90"}"#).unwrap();
+        assert_eq!((cfg.cc, cfg.variant), (CcKind::Olia, CoupledVariant::LinuxV090));
+        let cfg: TcpConfig = serde_json::from_str(r#"{"cc": "balia", "variant": "paper"}"#).unwrap();
+        assert_eq!((cfg.cc, cfg.variant), (CcKind::Balia, CoupledVariant::Paper));
+        assert_eq!(serde_json::to_value(CoupledVariant::LinuxV090).unwrap(), "linux-v0.90");
+        assert!(serde_json::from_str::<TcpConfig>(r#"{"variant": "linux"}"#).is_err());
     }
 }

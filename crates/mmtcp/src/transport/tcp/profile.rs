@@ -7,7 +7,7 @@
 
 use super::config::{Recovery, RtoRule, TcpConfig};
 use crate::sim::Duration;
-use crate::transport::cc::{CcKind, CubicConfig};
+use crate::transport::cc::{CcKind, CoupledVariant, CubicConfig};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -37,12 +37,16 @@ impl Profile {
     }
 
     /// Every key's value under this profile, for congestion control `cc` (HyStart is CUBIC's).
+    /// Every profile runs the coupled controllers in their published form (`variant` "paper"):
+    /// Linux 6.x has none (upstream MPTCP gives each subflow its own controller), and the
+    /// out-of-tree v0.90 kernel's form is asked for explicitly.
     pub fn defaults(self, cc: CcKind) -> TcpConfig {
         let cubic = cc == CcKind::Cubic;
         match self {
             Profile::Linux => TcpConfig {
                 profile: self,
                 cc,
+                variant: CoupledVariant::Paper,
                 // tcp_cubic.c: hystart = 1.
                 hystart: cubic,
                 // tcp_input.c tcp_cwnd_reduction (PRR since 3.2).
@@ -74,6 +78,7 @@ impl Profile {
             Profile::Ns3 => TcpConfig {
                 profile: self,
                 cc,
+                variant: CoupledVariant::Paper,
                 // TcpCubic::HyStart = true (TcpCubic is in ns-3 from 3.33; ns-3's HyStart).
                 hystart: cubic,
                 // TcpL4Protocol::RecoveryType = TcpClassicRecovery up to ns-3.32, PRR after.
@@ -109,6 +114,7 @@ impl Profile {
             Profile::Rfc => TcpConfig {
                 profile: self,
                 cc,
+                variant: CoupledVariant::Paper,
                 // RFC 9438 §4.10 recommends HyStart++ (RFC 9406).
                 hystart: cubic,
                 // RFC 6937 is Experimental; RFC 6675 §5 sets cwnd = ssthresh.
@@ -138,16 +144,18 @@ impl Profile {
 }
 
 /// Fills the keys a `[flow.transport]` table leaves out with its profile's values (tables such
-/// as `cubic` key by key). A `profile`, `cc`, `recovery` or `rto` that is not a known name is an
+/// as `cubic` key by key). A `profile`, `cc`, `variant`, `recovery` or `rto` that is not a known name is an
 /// error naming the key (`Err((key, message))`); the other keys are checked when the table is
 /// read.
 pub fn fill_in(table: &mut Map<String, Value>) -> Result<(), (&'static str, String)> {
     let profile: Profile = known(table, "profile", &["linux", "ns3", "rfc"])?.unwrap_or_default();
-    let cc: CcKind = known(table, "cc", &["cubic", "newreno", "bbr"])?.unwrap_or_default();
+    let cc: CcKind =
+        known(table, "cc", &["cubic", "newreno", "bbr", "lia", "olia", "balia"])?.unwrap_or_default();
     // Checked here too so that the error names the key: the table is read flattened into
     // `[flow.transport]`, where serde reports a bad name without it.
     known::<Recovery>(table, "recovery", &["prr", "classic"])?;
     known::<RtoRule>(table, "rto", &["linux", "rfc6298"])?;
+    known::<CoupledVariant>(table, "variant", &["paper", "linux-v0.90"])?;
     let Ok(Value::Object(bundle)) = serde_json::to_value(profile.defaults(cc)) else {
         unreachable!("a TcpConfig serialises to a table")
     };
@@ -193,10 +201,12 @@ mod tests {
     #[test]
     fn test_every_profile_is_valid_for_every_controller() {
         for profile in [Profile::Linux, Profile::Ns3, Profile::Rfc] {
-            for cc in [CcKind::NewReno, CcKind::Cubic] {
+            for cc in [CcKind::NewReno, CcKind::Cubic, CcKind::Bbr, CcKind::Lia, CcKind::Olia, CcKind::Balia]
+            {
                 let cfg = profile.defaults(cc);
                 assert_eq!(cfg.validate(), Ok(()), "{profile:?} {cc:?}");
                 assert_eq!(cfg.hystart, cc == CcKind::Cubic, "HyStart follows the controller");
+                assert_eq!(cfg.variant, CoupledVariant::Paper);
             }
         }
     }
@@ -229,7 +239,7 @@ mod tests {
 
     #[test]
     fn test_unknown_profile_or_controller_names_the_key() {
-        for (key, name) in [("profile", "bsd"), ("cc", "vegas")] {
+        for (key, name) in [("profile", "bsd"), ("cc", "vegas"), ("variant", "linux-v0.91")] {
             let mut table = Map::new();
             table.insert(key.into(), Value::String(name.into()));
             let (field, message) = fill_in(&mut table).unwrap_err();
