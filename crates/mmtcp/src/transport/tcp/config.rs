@@ -39,7 +39,7 @@ pub struct TcpConfig {
     pub profile: Profile,
     /// Congestion control: "cubic" (default, as Linux), "newreno" or "bbr"; for the subflows of
     /// an MP-TCP connection also the coupled "lia" (RFC 6356), "olia" or "balia", which behave
-    /// as Reno on a single-path flow.
+    /// as Reno on a single-path flow, and "mpcubic", our coupled CUBIC (CUBIC on a single path).
     pub cc: CcKind,
     /// Form of a coupled controller (`cc` = "lia", "olia" or "balia"): "paper" (default), the
     /// published algorithm in real arithmetic, or "linux-v0.90", as the Linux MP-TCP kernel v0.90
@@ -85,7 +85,7 @@ pub struct TcpConfig {
     pub receive_buffer: Bytes,
     /// SACK blocks per ACK (3 with timestamps on, RFC 2018 §3).
     pub max_sack_blocks: u32,
-    /// CUBIC parameters (used when `cc = "cubic"`).
+    /// CUBIC parameters (used when `cc = "cubic"` or `"mpcubic"`).
     pub cubic: CubicConfig,
 }
 
@@ -135,12 +135,12 @@ impl TcpConfig {
                 ),
             ));
         }
-        if self.variant != CoupledVariant::Paper && !self.cc.is_coupled() {
+        if self.variant != CoupledVariant::Paper && !self.cc.has_linux_v090_form() {
             return Err((
                 "variant",
                 format!(
-                    "\"{}\" is a form of the coupled controllers (cc = \"lia\", \"olia\" or \"balia\"); \
-                     cc = \"{}\" has none",
+                    "\"{}\" is a form of the Linux MP-TCP v0.90 controllers (cc = \"lia\", \"olia\" or \
+                     \"balia\"); cc = \"{}\" has none",
                     self.variant.name(),
                     self.cc.name()
                 ),
@@ -197,7 +197,7 @@ mod tests {
             let cfg = TcpConfig { variant: CoupledVariant::LinuxV090, ..Profile::Linux.defaults(cc) };
             assert_eq!(cfg.validate(), Ok(()), "{cc:?}");
         }
-        for cc in [CcKind::NewReno, CcKind::Cubic, CcKind::Bbr] {
+        for cc in [CcKind::NewReno, CcKind::Cubic, CcKind::Bbr, CcKind::MpCubic] {
             let cfg = TcpConfig { variant: CoupledVariant::LinuxV090, ..Profile::Linux.defaults(cc) };
             let (field, message) = cfg.validate().unwrap_err();
             assert_eq!(field, "variant");
