@@ -93,7 +93,7 @@ fn scenario(c: &Case) -> String {
         format!(r#"{{ kind = "bulk", size = "{}B" }}"#, c.size)
     };
     s += &format!(
-        "[[flow]]\nfrom = \"ue\"\nto = \"server\"\napp = {app}\ntransport = {{ kind = \"mptcp\", cc = \"{}\", scheduler = \"{}\", sack = {}, delayed_ack = {}, join_delay = \"{}ms\", max_rto = \"10s\", receive_buffer = \"{}KB\", subflows = [{}] }}\n",
+        "[[flow]]\nfrom = \"ue\"\nto = \"server\"\napp = {app}\ntransport = {{ kind = \"mptcp\", {}, scheduler = \"{}\", sack = {}, delayed_ack = {}, join_delay = \"{}ms\", max_rto = \"10s\", receive_buffer = \"{}KB\", subflows = [{}] }}\n",
         c.cc,
         c.scheduler,
         c.sack,
@@ -105,8 +105,19 @@ fn scenario(c: &Case) -> String {
     s
 }
 
-/// The controllers and schedulers every property runs over.
-const CONTROLLERS: [&str; 6] = ["newreno", "cubic", "bbr", "lia", "olia", "balia"];
+/// The controllers (`transport` keys) and schedulers every property runs over.
+const CONTROLLERS: [&str; 10] = [
+    r#"cc = "newreno""#,
+    r#"cc = "cubic""#,
+    r#"cc = "bbr""#,
+    r#"cc = "lia""#,
+    r#"cc = "olia""#,
+    r#"cc = "balia""#,
+    r#"cc = "mpcubic""#,
+    r#"cc = "lia", variant = "linux-v0.90""#,
+    r#"cc = "olia", variant = "linux-v0.90""#,
+    r#"cc = "balia", variant = "linux-v0.90""#,
+];
 const SCHEDULERS: [&str; 5] = ["minrtt", "roundrobin", "redundant", "blest", "ecf"];
 
 proptest! {

@@ -51,6 +51,10 @@
 //!   ACKs of an epoch, where W_cubic(t) and W_est both start at cwnd_epoch but the cubic rule,
 //!   aiming at W_cubic(t + RTT), is ahead.
 //! - Spurious-loss undo (§4.9) is not implemented.
+//!
+//! `mpcubic` (our coupled CUBIC for MP-TCP subflows) runs this controller with a linking factor
+//! s ≤ 1 on C (per epoch), on W_est's growth and on the unknown-W_max floor; for CUBIC s = 1 and
+//! the arithmetic is unchanged.
 
 use super::hystart::{HyStart, HyStartAck, HyStartKind, Verdict};
 use super::newreno::slow_start;
@@ -143,6 +147,9 @@ struct Epoch {
     start: SimTime,
     /// K of Eq. 2, seconds.
     k_secs: f64,
+    /// C of Eq. 1 and 2 for this epoch, segments/s³: `config.c`, times `mpcubic`'s linking
+    /// factor when the epoch started.
+    c: f64,
     /// W_est of Eq. 4, segments.
     w_est_segments: f64,
 }
@@ -174,6 +181,9 @@ pub struct Cubic {
     hystart: Option<Box<HyStart>>,
     /// No congestion event since the start or the last timeout: W_max is unknown.
     w_max_unknown: bool,
+    /// `mpcubic`'s linking factor s in (0, 1]; 1 for CUBIC. It multiplies C for the epochs that
+    /// start while it holds, and every growth of W_est and of the unknown-W_max floor.
+    increase_scale: f64,
 }
 
 impl Cubic {
@@ -200,17 +210,24 @@ impl Cubic {
             last_ack_at: SimTime::ZERO,
             hystart: hystart.map(|kind| Box::new(HyStart::new(kind))),
             w_max_unknown: true,
+            increase_scale: 1.0,
         }
+    }
+
+    /// Sets the linking factor of `mpcubic` (see `increase_scale`).
+    pub(super) fn set_increase_scale(&mut self, scale: f64) {
+        debug_assert!(scale > 0.0 && scale <= 1.0, "increase scale {scale}");
+        self.increase_scale = scale;
     }
 
     fn segments(&self, bytes: u64) -> f64 {
         bytes as f64 / self.mss_bytes as f64
     }
 
-    /// W_cubic(t) of Eq. 1, segments, for t in seconds since the epoch start.
-    fn w_cubic(&self, k_secs: f64, t_secs: f64) -> f64 {
-        let dt = t_secs - k_secs;
-        self.config.c * dt * dt * dt + self.w_max_segments
+    /// W_cubic(t) of Eq. 1 for `epoch`, segments, for t in seconds since the epoch start.
+    fn w_cubic(&self, epoch: &Epoch, t_secs: f64) -> f64 {
+        let dt = t_secs - epoch.k_secs;
+        epoch.c * dt * dt * dt + self.w_max_segments
     }
 
     /// Starts an epoch at `now` with the current cwnd as cwnd_epoch (§4.2; §4.8 after a timeout).
@@ -218,10 +235,12 @@ impl Cubic {
         let cwnd_epoch_segments = self.segments(self.cwnd_bytes);
         // §4.8: after a timeout W_max is unknown (0) and is set to cwnd_epoch, giving K = 0.
         self.w_max_segments = self.w_max_segments.max(cwnd_epoch_segments);
+        let c = self.config.c * self.increase_scale;
         Epoch {
             start: now,
             // Eq. 2.
-            k_secs: libm::cbrt((self.w_max_segments - cwnd_epoch_segments) / self.config.c),
+            k_secs: libm::cbrt((self.w_max_segments - cwnd_epoch_segments) / c),
+            c,
             // §4.3: W_est = cwnd_epoch at the start of the stage.
             w_est_segments: cwnd_epoch_segments,
         }
@@ -239,10 +258,11 @@ impl Cubic {
 
         // §4.2 target, then §4.4/§4.5: cwnd += (target − cwnd)/cwnd per segment acked.
         let mut target_segments = self
-            .w_cubic(epoch.k_secs, t_secs + rtt.as_secs_f64())
+            .w_cubic(&epoch, t_secs + rtt.as_secs_f64())
             .clamp(cwnd_segments, MAX_TARGET_RATIO * cwnd_segments);
         if self.w_max_unknown {
-            target_segments = target_segments.max(cwnd_segments * (1.0 + self.config.unknown_wmax_growth));
+            let growth = self.config.unknown_wmax_growth * self.increase_scale;
+            target_segments = target_segments.max(cwnd_segments * (1.0 + growth));
         }
         let mut next_cwnd_bytes = self.cwnd_bytes as f64
             + self.cwnd_frac_bytes
@@ -251,11 +271,11 @@ impl Cubic {
         if self.config.reno_friendly {
             // Eq. 4, with α_cubic raised to 1 once W_est has reached cwnd_prior (§4.3).
             let alpha = if epoch.w_est_segments >= self.cwnd_prior_segments { 1.0 } else { self.alpha_cubic };
-            epoch.w_est_segments += alpha * acked_fraction;
+            epoch.w_est_segments += alpha * acked_fraction * self.increase_scale;
             // §4.3: in the Reno-friendly region (W_cubic(t) < W_est) cwnd is set to W_est, but
             // never below what the cubic rule gives on this ACK ("chooses the higher of the
             // two values", §4.2): W_cubic(t) lags the cubic target by one RTT.
-            if self.w_cubic(epoch.k_secs, t_secs) < epoch.w_est_segments {
+            if self.w_cubic(&epoch, t_secs) < epoch.w_est_segments {
                 let w_est_bytes = epoch.w_est_segments * self.mss_bytes as f64;
                 next_cwnd_bytes = next_cwnd_bytes.max(w_est_bytes);
             }

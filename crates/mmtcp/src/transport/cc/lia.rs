@@ -61,7 +61,7 @@ coupled::forward_congestion_control!(Lia);
 
 /// α and cwnd_total of RFC 6356 §3 for the subflows of `siblings`, the reader's window being
 /// `own_cwnd_bytes`; `None` when the reader does not take part (it then grows as Reno).
-fn alpha(siblings: &Siblings, own_cwnd_bytes: u64) -> Option<PaperCoupling> {
+pub(super) fn alpha(siblings: &Siblings, own_cwnd_bytes: u64) -> Option<PaperCoupling> {
     if !coupled::own_takes_part(siblings) {
         return None;
     }
@@ -79,11 +79,11 @@ fn alpha(siblings: &Siblings, own_cwnd_bytes: u64) -> Option<PaperCoupling> {
 
 /// What the paper form keeps of the latest view.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct PaperCoupling {
+pub(super) struct PaperCoupling {
     /// α of RFC 6356 §3, dimensionless.
-    alpha: f64,
+    pub alpha: f64,
     /// cwnd_total, bytes.
-    total_cwnd_bytes: u64,
+    pub total_cwnd_bytes: u64,
 }
 
 /// RFC 6356 as written, with RFC 3465 byte counting.

@@ -7,8 +7,9 @@
 //! event starts and ends and is fed ACKs outside fast recovery — or every ACK, in every state,
 //! when it asks for them ([`CongestionControl::wants_all_acks`], BBR). Windows are in bytes.
 //!
-//! The coupled controllers of MP-TCP subflows (LIA, OLIA, BALIA; module `coupled`) also read the
-//! connection's other subflows through [`CongestionControl::couple`].
+//! The coupled controllers of MP-TCP subflows (LIA, OLIA, BALIA, module `coupled`; and our
+//! coupled CUBIC, `mpcubic`) also read the connection's other subflows through
+//! [`CongestionControl::couple`].
 
 pub mod balia;
 pub mod bbr;
@@ -17,6 +18,7 @@ pub mod coupling;
 pub mod cubic;
 pub mod hystart;
 pub mod lia;
+pub mod mpcubic;
 pub mod newreno;
 pub mod olia;
 
@@ -29,6 +31,7 @@ pub use coupling::{Siblings, SubflowView};
 pub use cubic::{Cubic, CubicConfig};
 pub use hystart::HyStartKind;
 pub use lia::Lia;
+pub use mpcubic::MpCubic;
 pub use newreno::NewReno;
 pub use olia::Olia;
 use serde::{Deserialize, Serialize};
@@ -185,6 +188,8 @@ pub enum CcKind {
     Olia,
     /// Peng et al. 2016 (`balia.rs`).
     Balia,
+    /// Our coupled CUBIC (`mpcubic.rs`): RFC 9438 linked by RFC 6356's α.
+    MpCubic,
 }
 
 impl CcKind {
@@ -197,12 +202,19 @@ impl CcKind {
             CcKind::Lia => "lia",
             CcKind::Olia => "olia",
             CcKind::Balia => "balia",
+            CcKind::MpCubic => "mpcubic",
         }
     }
 
     /// The controller couples an MP-TCP connection's subflows (reads them in `couple`); with one
-    /// subflow, or on a single-path flow, it behaves as Reno.
+    /// subflow, or on a single-path flow, it behaves as Reno (`mpcubic`: as CUBIC).
     pub fn is_coupled(self) -> bool {
+        matches!(self, CcKind::Lia | CcKind::Olia | CcKind::Balia | CcKind::MpCubic)
+    }
+
+    /// The controller has a `linux-v0.90` form ([`CoupledVariant::LinuxV090`]): it is one of the
+    /// coupled controllers of the Linux MP-TCP kernel v0.90.
+    pub fn has_linux_v090_form(self) -> bool {
         matches!(self, CcKind::Lia | CcKind::Olia | CcKind::Balia)
     }
 }
@@ -221,11 +233,12 @@ pub enum AnyCc {
     Lia(Lia),
     Olia(Olia),
     Balia(Balia),
+    MpCubic(MpCubic),
 }
 
 impl AnyCc {
     /// The controller `kind`. The tuple holds what only some controllers read: CUBIC's
-    /// parameters and HyStart (CUBIC only; TcpConfig::validate refuses HyStart with another
+    /// parameters (CUBIC and MPCUBIC) and HyStart (CUBIC only; TcpConfig::validate refuses HyStart with another
     /// controller), and the form of a coupled controller (LIA, OLIA, BALIA). `rng` is the flow's
     /// own random stream (derived from the run's master seed and the flow); only BBR draws from
     /// it, for the starting phase of its PROBE_BW gain cycle.
@@ -243,6 +256,7 @@ impl AnyCc {
             CcKind::Lia => AnyCc::Lia(Lia::new(mss, initial_window_bytes, variant)),
             CcKind::Olia => AnyCc::Olia(Olia::new(mss, initial_window_bytes, variant)),
             CcKind::Balia => AnyCc::Balia(Balia::new(mss, initial_window_bytes, variant)),
+            CcKind::MpCubic => AnyCc::MpCubic(MpCubic::new(mss, initial_window_bytes, cubic)),
         }
     }
 }
@@ -256,6 +270,7 @@ macro_rules! dispatch {
             AnyCc::Lia($c) => $e,
             AnyCc::Olia($c) => $e,
             AnyCc::Balia($c) => $e,
+            AnyCc::MpCubic($c) => $e,
         }
     };
 }

@@ -38,8 +38,9 @@ pub struct TcpConfig {
     /// The bundle of defaults the other keys come from: "linux" (default), "ns3" or "rfc".
     pub profile: Profile,
     /// Congestion control: "cubic" (default, as Linux), "newreno" or "bbr"; for the subflows of
-    /// an MP-TCP connection also the coupled "lia" (RFC 6356), "olia" or "balia" (refused on a
-    /// single-path flow; with one subflow they behave as Reno).
+    /// an MP-TCP connection also the coupled "lia" (RFC 6356), "olia", "balia" and "mpcubic",
+    /// our coupled CUBIC (refused on a single-path flow; with one subflow the first three behave
+    /// as Reno, mpcubic as CUBIC).
     pub cc: CcKind,
     /// Form of a coupled controller (`cc` = "lia", "olia" or "balia"): "paper" (default), the
     /// published algorithm in real arithmetic, or "linux-v0.90", as the Linux MP-TCP kernel v0.90
@@ -85,7 +86,7 @@ pub struct TcpConfig {
     pub receive_buffer: Bytes,
     /// SACK blocks per ACK (3 with timestamps on, RFC 2018 §3).
     pub max_sack_blocks: u32,
-    /// CUBIC parameters (used when `cc = "cubic"`).
+    /// CUBIC parameters (used when `cc = "cubic"` or `"mpcubic"`).
     pub cubic: CubicConfig,
 }
 
@@ -135,12 +136,12 @@ impl TcpConfig {
                 ),
             ));
         }
-        if self.variant != CoupledVariant::Paper && !self.cc.is_coupled() {
+        if self.variant != CoupledVariant::Paper && !self.cc.has_linux_v090_form() {
             return Err((
                 "variant",
                 format!(
-                    "\"{}\" is a form of the coupled controllers (cc = \"lia\", \"olia\" or \"balia\"); \
-                     cc = \"{}\" has none",
+                    "\"{}\" is a form of the Linux MP-TCP v0.90 controllers (cc = \"lia\", \"olia\" or \
+                     \"balia\"); cc = \"{}\" has none",
                     self.variant.name(),
                     self.cc.name()
                 ),
@@ -197,7 +198,7 @@ mod tests {
             let cfg = TcpConfig { variant: CoupledVariant::LinuxV090, ..Profile::Linux.defaults(cc) };
             assert_eq!(cfg.validate(), Ok(()), "{cc:?}");
         }
-        for cc in [CcKind::NewReno, CcKind::Cubic, CcKind::Bbr] {
+        for cc in [CcKind::NewReno, CcKind::Cubic, CcKind::Bbr, CcKind::MpCubic] {
             let cfg = TcpConfig { variant: CoupledVariant::LinuxV090, ..Profile::Linux.defaults(cc) };
             let (field, message) = cfg.validate().unwrap_err();
             assert_eq!(field, "variant");

@@ -149,8 +149,8 @@ impl Profile {
 /// read.
 pub fn fill_in(table: &mut Map<String, Value>) -> Result<(), (&'static str, String)> {
     let profile: Profile = known(table, "profile", &["linux", "ns3", "rfc"])?.unwrap_or_default();
-    let cc: CcKind =
-        known(table, "cc", &["cubic", "newreno", "bbr", "lia", "olia", "balia"])?.unwrap_or_default();
+    let cc: CcKind = known(table, "cc", &["cubic", "newreno", "bbr", "lia", "olia", "balia", "mpcubic"])?
+        .unwrap_or_default();
     // Checked here too so that the error names the key: the table is read flattened into
     // `[flow.transport]`, where serde reports a bad name without it.
     known::<Recovery>(table, "recovery", &["prr", "classic"])?;
@@ -201,8 +201,15 @@ mod tests {
     #[test]
     fn test_every_profile_is_valid_for_every_controller() {
         for profile in [Profile::Linux, Profile::Ns3, Profile::Rfc] {
-            for cc in [CcKind::NewReno, CcKind::Cubic, CcKind::Bbr, CcKind::Lia, CcKind::Olia, CcKind::Balia]
-            {
+            for cc in [
+                CcKind::NewReno,
+                CcKind::Cubic,
+                CcKind::Bbr,
+                CcKind::Lia,
+                CcKind::Olia,
+                CcKind::Balia,
+                CcKind::MpCubic,
+            ] {
                 let cfg = profile.defaults(cc);
                 assert_eq!(cfg.validate(), Ok(()), "{profile:?} {cc:?}");
                 assert_eq!(cfg.hystart, cc == CcKind::Cubic, "HyStart follows the controller");
