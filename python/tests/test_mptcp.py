@@ -54,11 +54,11 @@ def test_mptcp_design_goals_quick_reproduces_with_figures(cli, tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = tmp_path / "out" / "reproduce" / "mptcp-design-goals-quick"
     rows = (out / "points.csv").read_text().splitlines()
-    assert len(rows) == 1 + 5
+    assert len(rows) == 1 + 6
     assert (out / "figures" / "goals.png").read_bytes().startswith(PNG_MAGIC)
     entries = {e["id"]: e for e in assert_claims_json(out, "mptcp-design-goals")}
     # Goal 2 compares two flows at one point: testable at every controller the quick run has.
-    for cc in ["cubic", "lia", "olia", "balia"]:
+    for cc in ["cubic", "lia", "olia", "balia", "mpcubic"]:
         assert entries[f"goal2-{cc}"]["verdict"] != "not testable", entries[f"goal2-{cc}"]
         assert entries[f"goal1-{cc}-64mib"]["verdict"] != "not testable"
 

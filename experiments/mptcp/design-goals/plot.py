@@ -47,7 +47,8 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
             transport = o["flow.g1.transport"]
             single[(o[SP][1], transport["receive_buffer"])] = p
         else:
-            multipath[(o[CC], o[BUFFER])] = p
+            variant = o.get("flow.g1.transport.variant")
+            multipath[(o[CC] + ("\nv0.90" if variant else ""), o[BUFFER])] = p
     ccs = list(dict.fromkeys(cc for cc, _ in multipath))
     buffers = list(dict.fromkeys(b for _, b in multipath))
     figure = Figure(figsize=(14, 4.5), layout="constrained")
