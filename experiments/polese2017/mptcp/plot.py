@@ -23,6 +23,7 @@ SCENARIO = Path(__file__).with_name("scenario.toml")
 DISTANCE = "link.mmw28.radio.channel.distance_m"
 SUBFLOWS = "flow.mp.transport.subflows"
 CC = "flow.mp.transport.cc"
+VARIANT = "flow.mp.transport.variant"
 APP = "flow.mp.app"
 SP_PATH = "flow.mp.path"
 TRACE_SEED = 1
@@ -35,7 +36,8 @@ def _secondary(point: dict[str, Any]) -> str:
 
 def _key(point: dict[str, Any]) -> tuple[str, str]:
     o = point["overrides"]
-    return (_secondary(point), o.get(CC, "cubic"))
+    form = " v0.90" if VARIANT in o else ""
+    return (_secondary(point), o.get(CC, "cubic") + form)
 
 
 def _size(point: dict[str, Any]) -> float | None:
