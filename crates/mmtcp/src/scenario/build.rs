@@ -477,6 +477,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                     send_buffer: tcp.send_buffer.0,
                     receive_buffer: tcp.receive_buffer.0,
                     scheduler: t.scheduler.unwrap_or_default(),
+                    coupled: tcp.cc.is_coupled(),
                     join_delay: t.join_delay.unwrap_or_default().0,
                     backup: t.subflows.iter().map(|sf| sf.backup).collect(),
                 };

@@ -42,6 +42,8 @@ pub struct ConnectionSpec {
     pub send_buffer: u64,
     pub receive_buffer: u64,
     pub scheduler: SchedulerKind,
+    /// The subflows' controllers are coupled: they read their siblings before each ACK.
+    pub coupled: bool,
     pub join_delay: Duration,
     /// Per subflow: a backup subflow (RFC 8684 §3.3.8).
     pub backup: Vec<bool>,
@@ -60,6 +62,7 @@ pub struct Connection {
     pub(super) data_rx: DataReceiver,
     pub(super) scheduler: AnyScheduler,
     pub(super) scheduler_kind: SchedulerKind,
+    pub(super) coupled: bool,
     pub(super) app: App,
     pub(super) total: Option<u64>,
     pub(super) started: bool,
@@ -90,6 +93,7 @@ impl Connection {
             data_rx: DataReceiver::new(spec.receive_buffer),
             scheduler: AnyScheduler::new(spec.scheduler),
             scheduler_kind: spec.scheduler,
+            coupled: spec.coupled,
             app: spec.app,
             total: spec.total,
             started: false,
@@ -253,9 +257,13 @@ impl World {
         }
     }
 
-    /// Subflow `index` of connection `c` reads its siblings before an ACK or a timeout.
+    /// Subflow `index` of connection `c` reads its siblings before an ACK or a timeout (only a
+    /// coupled controller reads them: an uncoupled connection builds no view).
     fn couple(&mut self, c: usize, index: usize) {
         let conn = &mut self.connections[c];
+        if !conn.coupled {
+            return;
+        }
         conn.views.clear();
         conn.views.extend(self.flows[conn.subflows()].iter().map(|f| f.sender.view()));
         let siblings = Siblings { subflows: &conn.views, me: index };

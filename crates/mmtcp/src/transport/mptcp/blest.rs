@@ -192,20 +192,7 @@ mod tests {
     /// A subflow with an empty window of `segments`, in congestion avoidance (ssthresh 5
     /// segments).
     fn view(segments: u64, srtt_ms: u64) -> SchedView {
-        SchedView {
-            usable: true,
-            open: true,
-            backup: false,
-            room: segments * SEG,
-            cwnd: segments * SEG,
-            in_flight: 0,
-            srtt: Some(Duration::from_millis(srtt_ms)),
-            rttvar: Duration::ZERO,
-            mss: MSS,
-            ssthresh: 5 * SEG,
-            unacked: 0,
-            penalise: false,
-        }
+        SchedView { ssthresh: 5 * SEG, ..SchedView::for_test(MSS, segments, segments, srtt_ms) }
     }
 
     /// A connection with plenty written and `window` bytes of receive window.

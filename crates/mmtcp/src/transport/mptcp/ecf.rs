@@ -99,20 +99,7 @@ mod tests {
     const SEG: u64 = MSS as u64;
 
     fn view(segments: u64, srtt_ms: u64) -> SchedView {
-        SchedView {
-            usable: true,
-            open: true,
-            backup: false,
-            room: segments * SEG,
-            cwnd: segments * SEG,
-            in_flight: 0,
-            srtt: Some(Duration::from_millis(srtt_ms)),
-            rttvar: Duration::ZERO,
-            mss: MSS,
-            ssthresh: u64::MAX,
-            unacked: 0,
-            penalise: false,
-        }
+        SchedView::for_test(MSS, segments, segments, srtt_ms)
     }
 
     /// Chunks handed to each subflow with `k` bytes written and an open window.

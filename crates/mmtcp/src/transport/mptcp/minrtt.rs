@@ -99,20 +99,7 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn view(cwnd_segments: u64, room_segments: u64, srtt_ms: u64) -> SchedView {
-        SchedView {
-            usable: true,
-            open: true,
-            backup: false,
-            room: room_segments * u64::from(MSS),
-            cwnd: cwnd_segments * u64::from(MSS),
-            in_flight: (cwnd_segments - room_segments) * u64::from(MSS),
-            srtt: Some(Duration::from_millis(srtt_ms)),
-            rttvar: Duration::ZERO,
-            mss: MSS,
-            ssthresh: u64::MAX,
-            unacked: (cwnd_segments - room_segments) * u64::from(MSS),
-            penalise: false,
-        }
+        SchedView::for_test(MSS, cwnd_segments, room_segments, srtt_ms)
     }
 
     fn at(ms: u64) -> SimTime {

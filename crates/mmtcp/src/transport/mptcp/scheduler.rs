@@ -69,6 +69,28 @@ pub struct SchedView {
 }
 
 impl SchedView {
+    /// A usable, open, non-backup subflow of `cwnd_segments` of window of which `room_segments`
+    /// are free (the rest in flight), with no slow-start threshold set, for the
+    /// schedulers' unit tests.
+    #[cfg(test)]
+    pub(super) fn for_test(mss: u32, cwnd_segments: u64, room_segments: u64, srtt_ms: u64) -> SchedView {
+        let seg = u64::from(mss);
+        SchedView {
+            usable: true,
+            open: true,
+            backup: false,
+            room: room_segments * seg,
+            cwnd: cwnd_segments * seg,
+            in_flight: (cwnd_segments - room_segments) * seg,
+            srtt: Some(Duration::from_millis(srtt_ms)),
+            rttvar: Duration::ZERO,
+            mss,
+            ssthresh: u64::MAX,
+            unacked: (cwnd_segments - room_segments) * seg,
+            penalise: false,
+        }
+    }
+
     pub(super) fn has_room(&self) -> bool {
         self.usable && self.room >= u64::from(self.mss)
     }
@@ -164,20 +186,7 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn view(room_segments: u64, srtt_ms: u64) -> SchedView {
-        SchedView {
-            usable: true,
-            open: true,
-            backup: false,
-            room: room_segments * u64::from(MSS),
-            cwnd: room_segments * u64::from(MSS),
-            in_flight: 0,
-            srtt: Some(Duration::from_millis(srtt_ms)),
-            rttvar: Duration::ZERO,
-            mss: MSS,
-            ssthresh: u64::MAX,
-            unacked: 0,
-            penalise: false,
-        }
+        SchedView::for_test(MSS, room_segments, room_segments, srtt_ms)
     }
 
     fn data(bytes: u64) -> DataSender {
