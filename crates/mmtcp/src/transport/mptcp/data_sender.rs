@@ -60,6 +60,11 @@ pub struct DataSender {
     sent: VecDeque<SentChunk>,
     /// Starts of the chunks waiting for re-injection, in data-sequence order.
     reinject: VecDeque<u64>,
+    /// Per subflow (index k), a data sequence number below which every chunk waiting for
+    /// re-injection was found unfit for k (k carried it): k's search of the queue starts there,
+    /// so a subflow that carried a long queue does not scan it again for every chunk it sends.
+    /// Carriers only grow; queuing a chunk moves every subflow's mark back to it.
+    reinject_checked: Vec<u64>,
     pub stats: DataSenderStats,
 }
 
@@ -75,6 +80,7 @@ impl DataSender {
             edge: window,
             sent: VecDeque::new(),
             reinject: VecDeque::new(),
+            reinject_checked: Vec::new(),
             stats: DataSenderStats::default(),
         }
     }
@@ -171,6 +177,9 @@ impl DataSender {
             self.sent[i].carried_by |= bit;
             if let Err(at) = self.reinject.binary_search(&dsn) {
                 self.reinject.insert(at, dsn);
+                for mark in &mut self.reinject_checked {
+                    *mark = (*mark).min(dsn);
+                }
                 queued = true;
             }
         }
@@ -180,18 +189,27 @@ impl DataSender {
     }
 
     /// Whether anything is waiting that subflow `subflow` could send.
-    pub fn has_data_for(&self, subflow: u8) -> bool {
+    pub fn has_data_for(&mut self, subflow: u8) -> bool {
         self.reinjection_for(subflow).is_some() || self.new_room() > 0
     }
 
     /// The first chunk waiting for re-injection that `subflow` has not carried: its place in
     /// the queue and in `sent`.
-    fn reinjection_for(&self, subflow: u8) -> Option<(usize, usize)> {
+    fn reinjection_for(&mut self, subflow: u8) -> Option<(usize, usize)> {
+        let k = usize::from(subflow);
+        if self.reinject_checked.len() <= k {
+            self.reinject_checked.resize(k + 1, 0);
+        }
         let bit = 1u64 << subflow;
-        self.reinject.iter().enumerate().find_map(|(q, &dsn)| {
-            let i = self.sent_index(dsn)?;
-            (self.sent[i].carried_by & bit == 0).then_some((q, i))
-        })
+        let from = self.reinject_checked[k];
+        for q in self.reinject.partition_point(|&dsn| dsn < from)..self.reinject.len() {
+            let dsn = self.reinject[q];
+            if let Some(i) = self.sent_index(dsn).filter(|&i| self.sent[i].carried_by & bit == 0) {
+                return Some((q, i));
+            }
+            self.reinject_checked[k] = dsn + 1;
+        }
+        None
     }
 
     /// New bytes that may be sent: written, and inside the window.
@@ -286,6 +304,23 @@ mod tests {
         assert_eq!(tx.next_chunk(1, 1000).map(|c| c.dsn), Some(5000), "2000 was acknowledged meanwhile");
         assert_eq!(tx.stats.reinjected_bytes, 1000);
         assert_eq!(tx.stats.reinjection_events, 1);
+    }
+
+    #[test]
+    fn test_a_subflow_that_skipped_the_queue_still_finds_a_chunk_queued_later_before_it() {
+        let mut tx = DataSender::new(1 << 20, 5000); // a window of 5 chunks: no new data after
+        tx.write(10_000);
+        tx.next_chunk(1, 1000);
+        for _ in 0..4 {
+            tx.next_chunk(0, 1000);
+        }
+        tx.queue_reinjection(0, [(1000, 1000), (2000, 1000), (3000, 1000)].into_iter());
+        assert!(!tx.has_data_for(0), "subflow 0 carried every queued chunk");
+        tx.queue_reinjection(1, [(0, 1000)].into_iter());
+        let c = tx.next_chunk(0, 1000).unwrap();
+        assert_eq!((c.dsn, c.reinjected), (0, true), "subflow 1's chunk, queued before the ones 0 skipped");
+        assert_eq!(tx.next_chunk(1, 1000).map(|c| c.dsn), Some(1000), "subflow 1 takes 0's in order");
+        assert!(!tx.has_data_for(0));
     }
 
     #[test]
