@@ -6,7 +6,12 @@
 - `subflows.png`: each subflow's goodput with CUBIC, per distance and secondary link (Fig. 6);
 - `download.png`: download time against the file size, one panel per distance (Figs. 7 and 9);
 - `trace.png`: the two subflows' goodput over time of one upload at 50 m with LTE beside
-  28 GHz, for CUBIC, OLIA and BALIA (Fig. 8).
+  28 GHz, for CUBIC, OLIA and BALIA (Fig. 8), at the paper setting and under the reading most
+  favourable to a shift (mmWave state redrawn every second, 1 GiB buffers);
+- `readings.png`: goodput against distance under each reading of the unstated values (README,
+  "Readings"), one panel each.
+
+The first three figures show the paper-setting points only.
 """
 
 from __future__ import annotations
@@ -25,8 +30,33 @@ SUBFLOWS = "flow.mp.transport.subflows"
 CC = "flow.mp.transport.cc"
 VARIANT = "flow.mp.transport.variant"
 APP = "flow.mp.app"
-SP_PATH = "flow.mp.path"
+SP_TRANSPORT = "flow.mp.transport"
 TRACE_SEED = 1
+PAPER_SETTING = "paper setting"
+REDRAW = "link.mmw28.radio.channel.state_redraw"
+LTE_RLC = "link.lte.radio.rlc.buffer"
+SEND_BUFFER = "flow.mp.transport.send_buffer"
+# The reading traced beside the paper setting in trace.png (experiment.toml's overrides).
+TRACE_READING = {
+    **{f"link.{link}.radio.channel.state_redraw": "periodic" for link in ("mmw28", "mmw73")},
+    **{f"link.{link}.radio.channel.state_dwell": "1s" for link in ("mmw28", "mmw73")},
+    "flow.mp.transport.send_buffer": "1GiB",
+    "flow.mp.transport.receive_buffer": "1GiB",
+}
+
+
+def _reading(point: dict[str, Any]) -> str:
+    """The reading a point belongs to (experiment.toml): `paper setting` without extra keys."""
+    o = point["overrides"]
+    parts = []
+    if LTE_RLC in o:
+        parts.append("lte-rlc-" + str(o[LTE_RLC]).lower())
+    if REDRAW in o:
+        parts.append("redraw-1s")
+    buffer = o.get(SEND_BUFFER) or o.get(SP_TRANSPORT, {}).get("send_buffer", "16MB")
+    if buffer != "16MB":
+        parts.append("conn-" + str(buffer).lower())
+    return "-".join(parts) or PAPER_SETTING
 
 
 def _secondary(point: dict[str, Any]) -> str:
@@ -62,12 +92,16 @@ def _line(axes, points, metric, scale, label, style="-o") -> None:
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws the figures into `out_dir` and returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    uploads = [p for p in points if _size(p) is None]
-    downloads = [p for p in points if _size(p) is not None]
+    all_uploads = [p for p in points if _size(p) is None]
+    uploads = [p for p in all_uploads if _reading(p) == PAPER_SETTING]
+    downloads = [p for p in points if _size(p) is not None and _reading(p) == PAPER_SETTING]
     paths = [_throughput(uploads, out_dir), _subflows(uploads, out_dir)]
     if downloads:
         paths.append(_download(downloads, out_dir))
-    paths.append(_trace(out_dir))
+    readings = {_reading(p) for p in all_uploads} - {PAPER_SETTING}
+    paths.append(_trace(out_dir, with_reading=bool(readings)))
+    if readings:
+        paths.append(_readings(all_uploads, out_dir))
     return paths
 
 
@@ -158,27 +192,68 @@ def _download(points, out_dir: Path) -> Path:
     return path
 
 
-def _trace(out_dir: Path) -> Path:
-    figure = Figure(figsize=(12, 3.5), layout="constrained")
-    axes_row = figure.subplots(1, 3, sharey=True)
-    for axes, cc in zip(axes_row, ["cubic", "olia", "balia"], strict=True):
-        overrides = {
-            "flow.mp.transport.cc": cc,
-            "metrics.interval": "100ms",
-            **{f"link.{link}.radio.channel.distance_m": 50.0 for link in ("mmw28", "lte", "mmw73")},
-            "link.lte.radio.reverse_channel.distance_m": 50.0,
-        }
-        series = mmtcp.run(SCENARIO, seed=TRACE_SEED, overrides=overrides).timeseries
-        for k, label in [(0, "28 GHz subflow"), (1, "LTE subflow")]:
-            axes.plot(series["time_s"], series[f"flow.mp.sf{k}.goodput_bps"] / 1e6, label=label)
-        axes.set_title(cc)
-        axes.set_xlabel("time (s)")
-        axes.grid(True, alpha=0.3)
-    axes_row[0].set_ylabel("goodput (Mbit/s)")
-    axes_row[0].legend()
+def _trace(out_dir: Path, with_reading: bool) -> Path:
+    rows = [(PAPER_SETTING, {})] + (
+        [("redraw-1s, 1 GiB buffers", TRACE_READING)] if with_reading else []
+    )
+    figure = Figure(figsize=(12, 3.5 * len(rows)), layout="constrained")
+    grid = figure.subplots(len(rows), 3, sharey=True, squeeze=False)
+    for axes_row, (reading, extra) in zip(grid, rows, strict=True):
+        for axes, cc in zip(axes_row, ["cubic", "olia", "balia"], strict=True):
+            overrides = {
+                "flow.mp.transport.cc": cc,
+                "metrics.interval": "100ms",
+                **{
+                    f"link.{link}.radio.channel.distance_m": 50.0
+                    for link in ("mmw28", "lte", "mmw73")
+                },
+                "link.lte.radio.reverse_channel.distance_m": 50.0,
+                **extra,
+            }
+            series = mmtcp.run(SCENARIO, seed=TRACE_SEED, overrides=overrides).timeseries
+            for k, label in [(0, "28 GHz subflow"), (1, "LTE subflow")]:
+                axes.plot(series["time_s"], series[f"flow.mp.sf{k}.goodput_bps"] / 1e6, label=label)
+            axes.set_title(f"{cc} ({reading})")
+            axes.set_xlabel("time (s)")
+            axes.grid(True, alpha=0.3)
+        axes_row[0].set_ylabel("goodput (Mbit/s)")
+    grid[0][0].legend()
     wrapped_title(
         figure, f"Subflow throughput over time at 50 m, LTE beside 28 GHz (seed {TRACE_SEED})"
     )
     path = out_dir / "trace.png"
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def _readings(points, out_dir: Path) -> Path:
+    readings = [PAPER_SETTING, *sorted({_reading(p) for p in points} - {PAPER_SETTING})]
+    shown = [("lte", "cubic"), ("lte", "balia"), ("mmw73", "cubic"), ("single path", "cubic")]
+    figure = Figure(figsize=(4 * len(readings), 4), layout="constrained")
+    axes_row = figure.subplots(1, len(readings), sharey=True, squeeze=False)[0]
+    for axes, reading in zip(axes_row, readings, strict=True):
+        here = [p for p in points if _reading(p) == reading]
+        for secondary, cc in shown:
+            series = sorted(
+                (p for p in here if _key(p) == (secondary, cc)),
+                key=lambda p: float(p["overrides"][DISTANCE]),
+            )
+            label = "SP-TCP CUBIC" if secondary == "single path" else f"+ {secondary}, {cc}"
+            _line(
+                axes,
+                series,
+                "flows.mp.goodput_bps",
+                1e-6,
+                label,
+                "k:o" if secondary == "single path" else "-o",
+            )
+        axes.set_title(reading)
+        axes.set_xlabel("distance d (m)")
+        axes.set_ylim(bottom=0)
+        axes.grid(True, alpha=0.3)
+    axes_row[0].set_ylabel("goodput (Mbit/s)")
+    axes_row[0].legend(fontsize=8)
+    wrapped_title(figure, f"Upload goodput under each reading ({interval_label(points)})")
+    path = out_dir / "readings.png"
     figure.savefig(path, dpi=120)
     return path
