@@ -36,12 +36,12 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws `throughput.png` into `out_dir` and returns its path."""
     readings = list(dict.fromkeys(_reading(p) for p in points))
     readings.sort(key=lambda r: r != SCENARIO_OBSTACLES)
-    figure = Figure(figsize=(9 * len(readings), 4.5), layout="constrained")
-    axes_row = figure.subplots(1, len(readings), sharey=True, squeeze=False)[0]
+    figure = Figure(figsize=(7 * len(readings), 4.5), layout="constrained")
+    axes_row = figure.subplots(1, len(readings), squeeze=False)[0]
     for axes, reading in zip(axes_row, readings, strict=True):
         _panel(axes, [p for p in points if _reading(p) == reading])
         axes.set_title(reading)
-    axes_row[0].set_ylabel("TCP throughput (Mbit/s)")
+        axes.set_ylabel("TCP throughput (Mbit/s)")
     wrapped_title(
         figure, f"Data on 28 GHz, ACKs on 28 GHz or LTE, moving UE ({interval_label(points)})"
     )

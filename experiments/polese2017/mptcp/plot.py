@@ -249,8 +249,8 @@ def _readings(points, out_dir: Path) -> Path:
             )
         axes.set_title(reading)
         axes.set_xlabel("distance d (m)")
-        axes.set_ylim(bottom=0)
         axes.grid(True, alpha=0.3)
+    axes_row[0].set_ylim(bottom=0)  # once every panel is drawn: the axes are shared
     axes_row[0].set_ylabel("goodput (Mbit/s)")
     axes_row[0].legend(fontsize=8)
     wrapped_title(figure, f"Upload goodput under each reading ({interval_label(points)})")
