@@ -227,6 +227,12 @@ impl Direction {
         }
     }
 
+    /// Whether a `TxDone` of `generation` ends the packet in service (not a stale event, left
+    /// behind when a rate change rescheduled the end).
+    pub fn is_current_tx(&self, generation: u32) -> bool {
+        generation == self.generation && self.in_service.is_some()
+    }
+
     /// The transmitter finished a packet. Returns the packet if the error process dropped it.
     pub fn on_tx_done(
         &mut self,

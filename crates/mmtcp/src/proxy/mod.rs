@@ -14,7 +14,11 @@
 //!   token it chose;
 //! - act on a flow's TCP sender ([`Control::PinCwnd`]: a control message of a cross-layer proxy;
 //!   the processor models the message's delay itself);
-//! - read the link directions ([`ProcCtx::dirs`]: an RLC buffer's occupancy and free room).
+//! - read the link directions ([`ProcCtx::dirs`]: an RLC buffer's occupancy and free room);
+//! - feed an interface itself ([`PacketProcessor::paces`]): the world calls
+//!   [`PacketProcessor::on_ready`] each time such a wired interface finishes a packet with
+//!   nothing queued behind the next, so the processor chooses each packet at the last moment
+//!   (what a coding gateway or access point needs: the packet it sends depends on the time).
 //!
 //! Packets a processor emits leave its node without passing through the node's processors again:
 //! by the next hop of their flow's route (or, off it, the route from the node to their
@@ -74,6 +78,9 @@ pub struct ProcCtx<'a> {
     pub now: SimTime,
     /// The node the processor sits on.
     pub node: NodeId,
+    /// In [`PacketProcessor::on_packet`], the link direction the packet arrived by (`None` in
+    /// the other calls).
+    pub arrived_on: Option<DirId>,
     pub packets: &'a mut PacketArena,
     /// Every link direction, indexed by [`DirId`] (read only).
     pub dirs: &'a [AnyDirection],
@@ -146,6 +153,18 @@ pub trait PacketProcessor {
 
     /// A link report from one of [`Self::reports_from`] (`report.dir` says which).
     fn on_report(&mut self, _ctx: &mut ProcCtx, _report: &LinkReport) {}
+
+    /// The wired interfaces of its node this processor feeds itself (asked once, when it joins
+    /// the world; at most one processor per interface): it hears [`Self::on_ready`] for them.
+    fn paces(&self) -> Vec<DirId> {
+        Vec::new()
+    }
+
+    /// Interface `dir` (one of [`Self::paces`]) finished sending a packet and has nothing
+    /// queued: at most the next packet is in service. A processor that keeps one packet queued
+    /// there (sending when [`ProcCtx::held_packets`] is 0, here and when its own data arrives)
+    /// keeps the link busy while deciding each packet one packet-time ahead of its transmission.
+    fn on_ready(&mut self, _ctx: &mut ProcCtx, _dir: DirId) {}
 
     /// Names of the time-series columns this processor adds (the world prefixes them with
     /// `proxy.<name>.`).

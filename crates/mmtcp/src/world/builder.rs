@@ -138,6 +138,7 @@ impl WorldBuilder {
             processors: Vec::with_capacity(self.processors.len()),
             chains,
             report_listeners: Vec::new(),
+            pacers: vec![super::NO_PACER; n_dirs],
             stop_time: self.stop_time,
             max_events: self.max_events,
             events: 0,

@@ -77,12 +77,11 @@ impl World {
         };
         let mut out = std::mem::take(&mut self.radio_out);
         r.on_event(&mut self.queue, &self.packets, now, what, &mut out);
-        let node = r.to;
         for (pkt, cause) in out.dropped.drain(..) {
             self.drop_packet(pkt, dir, cause);
         }
         for pkt in out.delivered.drain(..) {
-            self.receive(now, node, pkt);
+            self.receive(now, dir, pkt);
         }
         self.radio_out = out;
     }

@@ -14,8 +14,15 @@ impl World {
         let AnyDirection::Wired(d) = &mut self.dirs[dir.0 as usize] else {
             unreachable!("TxDone for a radio direction")
         };
-        if let Some(pkt) = d.on_tx_done(&mut self.queue, &mut self.packets, now, generation) {
+        let finished = d.is_current_tx(generation);
+        let dropped = d.on_tx_done(&mut self.queue, &mut self.packets, now, generation);
+        let drained = finished && d.queue_packets() == 0;
+        if let Some(pkt) = dropped {
             self.drop_packet(pkt, dir, DropCause::Error);
+        }
+        let pacer = self.pacers[dir.0 as usize];
+        if pacer != super::NO_PACER && drained {
+            self.call_processor(now, pacer as usize, None, |p, ctx| p.on_ready(ctx, dir));
         }
     }
 
@@ -25,15 +32,16 @@ impl World {
             unreachable!("Arrive for a radio direction")
         };
         let pkt = d.on_arrive(&mut self.queue, now);
-        let node = d.to;
-        self.receive(now, node, pkt);
+        self.receive(now, dir, pkt);
     }
 
-    /// A packet reached `node` from a link: the node's processors see it first.
-    pub(super) fn receive(&mut self, now: SimTime, node: NodeId, pkt: PacketId) {
+    /// A packet reached the far node of direction `dir`: the node's processors see it first.
+    pub(super) fn receive(&mut self, now: SimTime, dir: DirId, pkt: PacketId) {
+        let node = self.dirs[dir.0 as usize].to();
         for k in 0..self.chains[node.0 as usize].len() {
             let index = self.chains[node.0 as usize][k] as usize;
-            if self.call_processor(now, index, |p, ctx| p.on_packet(ctx, pkt)) == Verdict::Consumed {
+            if self.call_processor(now, index, Some(dir), |p, ctx| p.on_packet(ctx, pkt)) == Verdict::Consumed
+            {
                 return;
             }
         }

@@ -39,6 +39,9 @@ use crate::topology::routing::RouteTable;
 use crate::topology::{AnyDirection, Topology};
 use std::time::Instant;
 
+/// `World::pacers` of a direction no processor feeds.
+const NO_PACER: u32 = u32::MAX;
+
 /// A flow of the scenario, as the world holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
@@ -82,6 +85,9 @@ pub struct World {
     /// Which processors receive which radio direction's reports: (direction, processor index),
     /// sorted.
     report_listeners: Vec<(DirId, u32)>,
+    /// Per direction, the processor that feeds it ([`crate::proxy::PacketProcessor::paces`]),
+    /// or [`NO_PACER`].
+    pacers: Vec<u32>,
     stop_time: SimTime,
     max_events: u64,
     events: u64,
@@ -116,6 +122,16 @@ impl World {
         self.chains[slot.node.0 as usize].push(index);
         self.report_listeners.extend(slot.processor.reports_from().into_iter().map(|d| (d, index)));
         self.report_listeners.sort_unstable_by_key(|&(d, i)| (d.0, i));
+        for dir in slot.processor.paces() {
+            let pacer = &mut self.pacers[dir.0 as usize];
+            assert_eq!(*pacer, NO_PACER, "two processors pace direction {dir:?}");
+            assert!(
+                matches!(self.dirs[dir.0 as usize], AnyDirection::Wired(_)),
+                "a processor paces only wired directions ({dir:?} has the radio stack)"
+            );
+            assert_eq!(self.topology.from(dir), slot.node, "a processor paces its own node's interfaces");
+            *pacer = index;
+        }
         self.processors.push(slot);
     }
 
@@ -165,17 +181,14 @@ impl World {
         match event {
             Event::TxDone { dir, generation } => self.tx_done(now, dir, generation),
             Event::Arrive { dir } => self.arrive(now, dir),
-            Event::LateArrive { dir, pkt } => {
-                let node = self.dirs[dir.0 as usize].to();
-                self.receive(now, node, pkt);
-            }
+            Event::LateArrive { dir, pkt } => self.receive(now, dir, pkt),
             Event::Radio { dir, what: RadioEvent::Report } => self.periodic_report(now, dir),
             Event::Radio { dir, what } => self.radio_event(now, dir, what),
             Event::Channel { channel } => self.channel_step(now, channel as usize),
             Event::Tcp { flow, timer } => self.tcp_timer(now, flow as usize, timer),
             Event::App { flow } => self.app_wake(now, flow as usize),
             Event::Processor { index, token } => {
-                self.call_processor(now, index as usize, |p, ctx| p.on_timer(ctx, token));
+                self.call_processor(now, index as usize, None, |p, ctx| p.on_timer(ctx, token));
             }
             Event::Sample => self.sample(now),
         }

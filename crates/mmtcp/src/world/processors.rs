@@ -10,11 +10,13 @@ use crate::sim::SimTime;
 use crate::topology::AnyDirection;
 
 impl World {
-    /// Runs `f` on processor `index` with a context, then carries out what it asked for.
+    /// Runs `f` on processor `index` with a context (`arrived_on`: the direction the packet it
+    /// handles came by), then carries out what it asked for.
     pub(super) fn call_processor<R>(
         &mut self,
         now: SimTime,
         index: usize,
+        arrived_on: Option<DirId>,
         f: impl FnOnce(&mut dyn PacketProcessor, &mut ProcCtx) -> R,
     ) -> R {
         let slot = &mut self.processors[index];
@@ -22,6 +24,7 @@ impl World {
         let mut ctx = ProcCtx {
             now,
             node,
+            arrived_on,
             packets: &mut self.packets,
             dirs: &self.dirs,
             interfaces: self.topology.interfaces(node),
@@ -83,7 +86,7 @@ impl World {
             if d != dir {
                 break;
             }
-            self.call_processor(now, index as usize, |p, ctx| p.on_report(ctx, &report));
+            self.call_processor(now, index as usize, None, |p, ctx| p.on_report(ctx, &report));
             k += 1;
         }
     }

@@ -218,6 +218,7 @@ impl Net {
         let mut ctx = ProcCtx {
             now: self.now,
             node: PROXY,
+            arrived_on: None,
             packets: &mut self.packets,
             dirs: &[],
             interfaces: &[],

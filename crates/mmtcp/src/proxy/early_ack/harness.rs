@@ -91,6 +91,7 @@ impl Harness {
         let mut ctx = ProcCtx {
             now: self.now,
             node: PROXY,
+            arrived_on: None,
             packets: &mut self.packets,
             dirs: &self.dirs,
             interfaces: &[],
