@@ -5,6 +5,7 @@ pub mod api;
 pub mod app;
 pub mod bench;
 pub mod channel;
+pub mod coding;
 pub mod error;
 pub mod event;
 pub mod ids;
