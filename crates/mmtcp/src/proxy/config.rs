@@ -2,6 +2,7 @@
 //! built from what the builder tells it about the scenario ([`ProcessorEnv`]).
 
 use super::bdp::BdpConfig;
+use super::cotag::{CotagApConfig, CotagDeviceConfig, CotagGatewayConfig};
 use super::env::ProcessorEnv;
 use super::mmpep::MmPepConfig;
 use super::pep::PepConfig;
@@ -23,10 +24,16 @@ pub enum ProcessorConfig {
     Mmpep(MmPepConfig),
     /// Seed 001's cross-layer proxy pinning the sender's window to the bandwidth-delay product.
     Bdp(BdpConfig),
+    /// COTAG's gateway (seed 000 Algorithm 1): cohorts, coding, taking.
+    CotagGateway(CotagGatewayConfig),
+    /// COTAG at an access point (seed 000 Algorithm 2): holding, forwarding, recoding, giving.
+    CotagAp(CotagApConfig),
+    /// COTAG at the dual-connected device (seed 000 Algorithm 3): decoding.
+    CotagDevice(CotagDeviceConfig),
 }
 
 /// The values of `kind`.
-const KINDS: &[&str] = &["pep", "mmpep", "bdp"];
+const KINDS: &[&str] = &["pep", "mmpep", "bdp", "cotag_gateway", "cotag_ap", "cotag_device"];
 
 impl<'de> Deserialize<'de> for ProcessorConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -51,6 +58,9 @@ impl<'de> Deserialize<'de> for ProcessorConfig {
             "pep" => nested(table).map(ProcessorConfig::Pep),
             "mmpep" => nested(table).map(ProcessorConfig::Mmpep),
             "bdp" => nested(table).map(ProcessorConfig::Bdp),
+            "cotag_gateway" => nested(table).map(ProcessorConfig::CotagGateway),
+            "cotag_ap" => nested(table).map(ProcessorConfig::CotagAp),
+            "cotag_device" => nested(table).map(ProcessorConfig::CotagDevice),
             other => Err(nested_error(
                 "kind",
                 format!("\"{other}\" is not a processor; allowed: {}", KINDS.join(", ")),
@@ -66,6 +76,9 @@ impl ProcessorConfig {
             ProcessorConfig::Pep(_) => "pep",
             ProcessorConfig::Mmpep(_) => "mmpep",
             ProcessorConfig::Bdp(_) => "bdp",
+            ProcessorConfig::CotagGateway(_) => "cotag_gateway",
+            ProcessorConfig::CotagAp(_) => "cotag_ap",
+            ProcessorConfig::CotagDevice(_) => "cotag_device",
         }
     }
 
@@ -75,6 +88,9 @@ impl ProcessorConfig {
             ProcessorConfig::Pep(c) => c.build(env),
             ProcessorConfig::Mmpep(c) => c.build(env),
             ProcessorConfig::Bdp(c) => c.build(env),
+            ProcessorConfig::CotagGateway(c) => c.build(env),
+            ProcessorConfig::CotagAp(c) => c.build(env),
+            ProcessorConfig::CotagDevice(c) => c.build(env),
         }
     }
 }

@@ -1,10 +1,16 @@
 //! What the builder tells a packet processor about the scenario ([`ProcessorEnv`]): where the
-//! processor sits, every flow ([`FlowInfo`]) and every link with the radio stack
-//! ([`RadioLinkInfo`]), and how to report an error in the processor's table.
+//! processor sits, every flow ([`FlowInfo`]), every link with the radio stack
+//! ([`RadioLinkInfo`]), the topology, the state processors on different nodes share
+//! ([`SharedState`]), and how to report an error in the processor's table.
 
 use crate::error::InputError;
 use crate::ids::{DirId, FlowId, NodeId};
+use crate::topology::Topology;
 use crate::transport::tcp::TcpConfig;
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// A flow as a processor needs to know it.
 #[derive(Clone, Debug)]
@@ -40,12 +46,24 @@ pub struct ProcessorEnv<'a> {
     pub flows: &'a [FlowInfo],
     /// Every link with the radio stack.
     pub radio_links: &'a [RadioLinkInfo],
+    /// Nodes, links and each node's interfaces.
+    pub topology: &'a Topology,
+    /// What processors of one scenario share.
+    pub shared: &'a SharedState,
+    /// Per node, the kinds of its processors (schemes whose parts sit on several nodes check
+    /// that the others are there).
+    pub processor_kinds: &'a [Vec<&'static str>],
     /// The run's master seed, from which a processor derives its random streams (keyed by
     /// `field`, so they do not shift when other components are added).
     pub seed: u64,
 }
 
 impl ProcessorEnv<'_> {
+    /// Whether `node` carries a processor of `kind`.
+    pub fn has_processor(&self, node: NodeId, kind: &str) -> bool {
+        self.processor_kinds.get(node.0 as usize).is_some_and(|kinds| kinds.contains(&kind))
+    }
+
     /// An input error at `<field>.<key>`.
     pub fn error(&self, key: &str, message: impl Into<String>) -> InputError {
         InputError::new(self.file, format!("{}.{key}", self.field), message)
@@ -75,5 +93,22 @@ impl ProcessorEnv<'_> {
                 }
             },
         }
+    }
+}
+
+/// Values that processors on different nodes of one scenario share, one per key, made by the
+/// first processor that asks for it: what one end of a scheme leaves for the other in a form the
+/// simulation does not carry in packets (COTAG's source packets, which a coded packet's payload
+/// holds in a real network, while the simulation carries only its coefficients).
+#[derive(Default)]
+pub struct SharedState(RefCell<BTreeMap<String, Rc<dyn Any>>>);
+
+impl SharedState {
+    /// The value under `key`, made by `make` if nobody asked before. `None` if the key holds a
+    /// value of another type (two schemes chose the same key).
+    pub fn get_or_make<T: 'static>(&self, key: &str, make: impl FnOnce() -> T) -> Option<Rc<T>> {
+        let mut map = self.0.borrow_mut();
+        let value = map.entry(key.to_string()).or_insert_with(|| Rc::new(make()));
+        Rc::clone(value).downcast::<T>().ok()
     }
 }

@@ -34,6 +34,7 @@
 pub mod batch;
 pub mod bdp;
 pub mod config;
+pub mod cotag;
 pub mod early_ack;
 pub mod env;
 pub mod mmpep;

@@ -10,7 +10,7 @@ use crate::channel::{AnyChannel, ChannelConfig};
 use crate::error::{InputContext, InputError};
 use crate::ids::{DirId, FlowId, NodeId};
 use crate::net::link::{Direction, Impairments};
-use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo};
+use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo, SharedState};
 use crate::proxy::ProcessorSlot;
 use crate::radio::amc::Amc;
 use crate::radio::direction::{RadioDirection, RadioTiming};
@@ -485,7 +485,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             }
         }
     }
-    for slot in build_processors(s, (file, seed), world.topology().links(), world.dirs(), &node_ids)? {
+    for slot in build_processors(s, (file, seed), world.topology(), world.dirs(), &node_ids)? {
         world.add_processor(slot);
     }
     let (columns, rows) = world.series_shape();
@@ -655,7 +655,7 @@ fn flow_routes(
 fn build_processors(
     s: &Scenario,
     (file, seed): (&str, u64),
-    links: &[LinkInfo],
+    topology: &Topology,
     dirs: &[AnyDirection],
     node_ids: &HashMap<&str, NodeId>,
 ) -> Result<Vec<ProcessorSlot>, InputError> {
@@ -674,7 +674,8 @@ fn build_processors(
             tcp: f.transport.tcp.clone(),
         })
         .collect();
-    let radio_links: Vec<RadioLinkInfo> = links
+    let radio_links: Vec<RadioLinkInfo> = topology
+        .links()
         .iter()
         .filter_map(|l| {
             let downlink = l.dirs[0];
@@ -682,6 +683,9 @@ fn build_processors(
             Some(RadioLinkInfo { name: l.name.clone(), downlink, lowest_rate_bps: r.lowest_rate_bps() })
         })
         .collect();
+    let shared = SharedState::default();
+    let processor_kinds: Vec<Vec<&'static str>> =
+        s.nodes.iter().map(|n| n.processors.iter().map(|c| c.kind()).collect()).collect();
     let mut slots = Vec::new();
     for (n, node) in s.nodes.iter().enumerate() {
         for (k, config) in node.processors.iter().enumerate() {
@@ -703,6 +707,9 @@ fn build_processors(
                 node: NodeId(n as u32),
                 flows: &flows,
                 radio_links: &radio_links,
+                topology,
+                shared: &shared,
+                processor_kinds: &processor_kinds,
                 seed,
             };
             slots.push(ProcessorSlot {

@@ -259,6 +259,9 @@ mod tests {
             node: NodeId(node),
             flows,
             radio_links: links,
+            topology: Box::leak(Box::default()),
+            shared: Box::leak(Box::default()),
+            processor_kinds: &[],
             seed: 1,
         }
     }

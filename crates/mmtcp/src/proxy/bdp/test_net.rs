@@ -35,6 +35,9 @@ pub fn proxy(cfg: &BdpConfig, tcp: &TcpConfig) -> BdpProxy {
         node: PROXY,
         flows: &flows,
         radio_links: &links,
+        topology: Box::leak(Box::default()),
+        shared: Box::leak(Box::default()),
+        processor_kinds: &[],
         seed: 1,
     };
     BdpProxy::new(cfg, &env, &links[0])

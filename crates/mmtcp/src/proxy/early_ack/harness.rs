@@ -34,6 +34,9 @@ pub fn env<'a>(flows: &'a [FlowInfo], links: &'a [RadioLinkInfo]) -> ProcessorEn
         node: PROXY,
         flows,
         radio_links: links,
+        topology: Box::leak(Box::default()),
+        shared: Box::leak(Box::default()),
+        processor_kinds: &[],
         seed: 1,
     }
 }

@@ -1,0 +1,128 @@
+//! COTAG on a whole network: a content server, a gateway, two access points on correlated
+//! Markov links with packet errors, a dual-connected device; TCP CUBIC flows through it.
+
+mod common;
+use common::{run_toml, run_toml_with, Ran};
+use serde_json::Value;
+
+/// Access links at a constant 1 Gbit/s.
+const CONSTANT: [&str; 2] = ["rate = \"1Gbps\"", "rate = \"1Gbps\""];
+/// Access links as a Markov pair (0.3 / 1 Gbit/s levels, negatively correlated).
+const MARKOV: [&str; 2] = [
+    "kind = \"radio\"\nchannel = { kind = \"markov_pair\", group = \"aps\", member = 1, p = 0.2, q = 0.33, low_mean = \"300Mbps\", low_std = \"30Mbps\", high_mean = \"1Gbps\", high_std = \"100Mbps\" }",
+    "kind = \"radio\"\nchannel = { kind = \"markov_pair\", group = \"aps\", member = 2, p = 0.2, q = 0.33, low_mean = \"300Mbps\", low_std = \"30Mbps\", high_mean = \"1Gbps\", high_std = \"100Mbps\" }",
+];
+
+/// server —core— gw —a1/a2— ap1/ap2 —r1/r2— d, the access links `access` with 0.1 % packet
+/// errors; `flows` CUBIC downloads of 10 MB.
+fn network(processors: bool, flows: usize, access: [&str; 2]) -> String {
+    let p = |kind: &str| if processors { kind.to_string() } else { "[]".to_string() };
+    let mut s = format!(
+        r#"
+[simulation]
+duration = "3s"
+[[node]]
+name = "server"
+[[node]]
+name = "gw"
+processors = {gw}
+[[node]]
+name = "ap1"
+processors = {ap}
+[[node]]
+name = "ap2"
+processors = {ap}
+[[node]]
+name = "d"
+processors = {d}
+[[link]]
+name = "core"
+between = ["server", "gw"]
+rate = "10Gbps"
+delay = "1ms"
+[[link]]
+name = "a1"
+between = ["gw", "ap1"]
+rate = "10Gbps"
+delay = "50us"
+[[link]]
+name = "a2"
+between = ["gw", "ap2"]
+rate = "10Gbps"
+delay = "50us"
+[[link]]
+name = "r1"
+between = ["ap1", "d"]
+delay = "50us"
+forward = {{ loss = 0.001 }}
+{r1}
+[[link]]
+name = "r2"
+between = ["ap2", "d"]
+delay = "50us"
+forward = {{ loss = 0.001 }}
+{r2}
+"#,
+        gw = p(r#"[{ kind = "cotag_gateway", device = "d" }]"#),
+        ap = p(r#"[{ kind = "cotag_ap", device = "d" }]"#),
+        d = p(r#"[{ kind = "cotag_device" }]"#),
+        r1 = access[0],
+        r2 = access[1],
+    );
+    for _ in 0..flows {
+        s.push_str("[[flow]]\nfrom = \"server\"\nto = \"d\"\ntransport = { cc = \"cubic\" }\napp = { kind = \"bulk\", size = \"10MB\" }\n");
+    }
+    s
+}
+
+fn processor<'a>(out: &'a Ran, name: &str) -> &'a Value {
+    let all = out.summary["processors"].as_array().unwrap();
+    &all.iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("no processor {name}"))["stats"]
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+#[test]
+fn every_byte_of_every_flow_arrives_once_through_both_access_points() {
+    let out = run_toml(&network(true, 3, CONSTANT));
+    for f in out.summary["flows"].as_array().unwrap() {
+        assert_eq!(u(&f["bytes_delivered"]), 10_000_000, "{f}");
+        assert!(f["completion_seconds"].is_number(), "{f}");
+    }
+    let gw = processor(&out, "gw.cotag_gateway");
+    let d = processor(&out, "d.cotag_device");
+    let [ap1, ap2] = ["ap1.cotag_ap", "ap2.cotag_ap"].map(|n| processor(&out, n));
+    // Both access points carried coded packets; the device decoded what TCP received.
+    for ap in [ap1, ap2] {
+        assert!(u(&ap["forwarded_high"]) > 1000, "{ap}");
+    }
+    let ways = gw["ways"].as_array().unwrap();
+    let high: u64 = ways.iter().map(|w| u(&w["high"])).sum();
+    assert_eq!(high + u(&gw["high_not_sent"]), u(&gw["sources"]), "n_k high-priority packets per cohort: {gw}");
+    assert!(u(&d["decoded_packets"]) >= 3 * 10_000_000 / 1448, "{d}");
+    // Once the flows are done, the beacons carry the last labels through: every cohort decided.
+    assert_eq!(u(&d["decoded_packets"]) + u(&d["lost_packets"]), u(&gw["sources"]), "{d} {gw}");
+    assert_eq!(u(&d["held"]), 0);
+}
+
+#[test]
+fn without_cotag_the_same_flows_take_one_access_point() {
+    let out = run_toml(&network(false, 3, CONSTANT));
+    let links = out.summary["links"].as_array().unwrap();
+    let sent = |name: &str| {
+        let l = links.iter().find(|l| l["name"] == name).unwrap();
+        u(&l["directions"][0]["packets_sent"])
+    };
+    assert!(sent("r1") > 20_000 && sent("r2") == 0, "the route takes ap1 only: {} {}", sent("r1"), sent("r2"));
+}
+
+#[test]
+fn a_run_with_cotag_is_deterministic() {
+    let a = run_toml_with(&network(true, 2, MARKOV), &[("simulation.duration", "\"1s\"")]);
+    let b = run_toml_with(&network(true, 2, MARKOV), &[("simulation.duration", "\"1s\"")]);
+    assert!(u(&a.summary["flows"][0]["bytes_delivered"]) > 0);
+    assert_eq!(a.summary["processors"], b.summary["processors"]);
+    assert_eq!(a.summary["flows"], b.summary["flows"]);
+}
