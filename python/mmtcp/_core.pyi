@@ -67,3 +67,20 @@ def ieee80211ad_trace(config: str, *, name: str | None = None) -> str:
     `config` is TOML text with the synthetic source's keys (`scenario = "a"` or `"b"`, ...);
     a bad key or value raises `ScenarioError` naming it.
     """
+
+def rate_trace(
+    path: str | os.PathLike[str],
+    *,
+    format: Literal["csv", "mahimahi"] | None = None,
+    origin: str = "",
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], int]:
+    """A rate trace read whole, in the syntax of a `trace` channel (csv or mahimahi; `format`
+    None: from the file name), for `mmtcp fit-markov`.
+
+    Returns each step's start in picoseconds, its rate in bit/s, and where the trace ends in
+    picoseconds (a csv trace at its last row's time, a mahimahi trace at its period). A bad or
+    missing trace raises `ScenarioError` naming the file and line; `origin` ends the message.
+    """
+
+def time_ps(text: str) -> int:
+    """A time as a scenario writes it (`"100ms"`), in picoseconds; `ScenarioError` if it is not."""

@@ -10,6 +10,9 @@
     mmtcp reproduce --list [--dir DIR]
     mmtcp reproduce NAME [--quick] [--workers N] [--out DIR] [--force] [--dir DIR] [--quiet]
     mmtcp ieee80211ad-trace {a,b} [--set KEY=VALUE]... [--out FILE]
+    mmtcp fit-markov TRACE1 TRACE2 [--step TIME] [--format {csv,mahimahi}]
+                     [--split {median,two-means}] [--transitions {pq,matrix}] [--group NAME]
+                     [--out FILE]
     mmtcp --version
 
 `run` writes `summary.json`, `timeseries.parquet`, `scenario.resolved.toml` and `plots/*.png`
@@ -17,7 +20,9 @@ into DIR (default `out/<scenario stem>`) and prints a summary table. `sweep` run
 a grid of overrides x seeds on a process pool into DIR (default `out/sweep-<stem>`; see
 docs/sweeps.md); `reproduce` runs an experiment of `experiments/`, checks its claims
 (claims.json) and draws its figures;
-`ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout.
+`ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout;
+`fit-markov` fits COTAG's two-link Markov model to two rate traces (docs/models/markov-pair.md)
+and writes the pair's channel tables as TOML, its report as comments, to FILE or stdout.
 
 Exit status: 0 on success; 2 on bad input (the scenario, a trace file, an override or the command
 line), reported as one line on stderr that names the file and the field; 1 on anything else,
@@ -159,6 +164,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(handler=_cmd_ieee80211ad_trace)
+
+    p = commands.add_parser(
+        "fit-markov",
+        help="fit COTAG's two-link Markov model to two rate traces, as a markov_pair channel",
+    )
+    p.add_argument("trace1", metavar="TRACE1", help="link 1's rate trace (csv or mahimahi)")
+    p.add_argument("trace2", metavar="TRACE2", help="link 2's rate trace, over the same time")
+    p.add_argument(
+        "--step", default="100ms", metavar="TIME", help="the model's step (default 100ms)"
+    )
+    p.add_argument(
+        "--format",
+        choices=["csv", "mahimahi"],
+        help="the traces' format (default: from each file name, as a trace channel reads it)",
+    )
+    p.add_argument(
+        "--split",
+        choices=["median", "two-means"],
+        default="median",
+        help="the High/Low boundary of each link: its median (seed 000 §5.2.3, default) or the "
+        "rate that makes the two levels tightest (ours)",
+    )
+    p.add_argument(
+        "--transitions",
+        choices=["pq", "matrix"],
+        default="pq",
+        help="write the seed's p and q (default), or the counted 4x4 matrix",
+    )
+    p.add_argument(
+        "--group", default="cotag", metavar="NAME", help="the pair's group (default cotag)"
+    )
+    p.add_argument("--out", metavar="FILE", help="write the TOML to FILE and print the report")
+    p.set_defaults(handler=_cmd_fit_markov)
 
     p = commands.add_parser("bench", help="time the benchmark scenarios and the event engine")
     p.add_argument(
@@ -315,6 +353,28 @@ def _cmd_ieee80211ad_trace(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}")
     else:
         sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _cmd_fit_markov(args: argparse.Namespace) -> int:
+    from mmtcp.markov_fit import fit_traces  # numpy is loaded only by the commands that need it
+
+    fitted = fit_traces(
+        args.trace1, args.trace2, step=args.step, format=args.format, split=args.split
+    )
+    text = fitted.toml_file(group=args.group, transitions=args.transitions)
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise ScenarioError(f"{args.out}: cannot write: {e.strerror}") from None
+    for warning in fitted.warnings:
+        _warn(warning)
+    if not args.out:
+        sys.stdout.write(text)
+        return EXIT_OK
+    print(fitted.report(), end="")
+    print(f"wrote {args.out}")
     return EXIT_OK
 
 

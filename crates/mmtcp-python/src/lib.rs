@@ -198,6 +198,43 @@ fn ieee80211ad_trace(py: Python<'_>, config: String, name: Option<String>) -> Py
     py.detach(|| catch_panic(|| api::ieee80211ad_trace(&config, &name).map_err(scenario_error)))
 }
 
+/// A rate trace as Python gets it: step starts (ps), rates (bit/s), the end (ps).
+type RateTraceArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>, i64);
+
+/// A rate trace read whole for `mmtcp fit-markov` (csv or mahimahi, the syntax of a `trace`
+/// channel): `(starts_ps, rates_bps, end_ps)` — each step's start in picoseconds (int64) and
+/// rate in bit/s (float64), and where the trace ends. `origin` ends every line error.
+#[pyfunction]
+#[pyo3(signature = (path, *, format=None, origin=""))]
+fn rate_trace<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    format: Option<String>,
+    origin: &str,
+) -> PyResult<RateTraceArrays<'py>> {
+    let trace = py.detach(|| {
+        catch_panic(|| api::rate_trace(&path, format.as_deref(), origin).map_err(scenario_error))
+    })?;
+    // Picoseconds fit an i64 up to 106 days.
+    let picos = |ps: u64| {
+        i64::try_from(ps).map_err(|_| {
+            ScenarioError::new_err(format!(
+                "{}: the trace is longer than 106 days ({origin})",
+                path.display()
+            ))
+        })
+    };
+    let starts = trace.steps.iter().map(|&(at, _)| picos(at.as_picos())).collect::<PyResult<Vec<i64>>>()?;
+    let rates = trace.steps.iter().map(|&(_, rate)| rate as f64).collect();
+    Ok((PyArray1::from_vec(py, starts), PyArray1::from_vec(py, rates), picos(trace.end.as_picos())?))
+}
+
+/// A time as a scenario writes it (`"100ms"`), in picoseconds; `ScenarioError` if it is not one.
+#[pyfunction]
+fn time_ps(text: &str) -> PyResult<u64> {
+    api::time_ps(text).map_err(ScenarioError::new_err)
+}
+
 /// Test hook: panics with `message` inside the same `catch_unwind` guard as the real entry
 /// points, so that tests can check a panic surfaces as `SimulationError` and the interpreter
 /// survives. Not part of the API.
@@ -218,6 +255,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(bench_engine, m)?)?;
     m.add_function(wrap_pyfunction!(ieee80211ad_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(rate_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(time_ps, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

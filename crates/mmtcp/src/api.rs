@@ -1,13 +1,17 @@
 //! The library's front door: load a scenario, run it, get a summary and time series back.
 //! The Python glue (`crates/mmtcp-python`) calls only what is here.
 
+pub use crate::channel::RateTrace;
+use crate::channel::TraceFormat;
 use crate::error::InputError;
 pub use crate::metrics::series::Column;
 use crate::report;
 use crate::scenario;
 pub use crate::scenario::{RunOptions, ScenarioSource};
 use crate::sim::SimTime;
+use crate::units::Time;
 use crate::world::Stop;
+use std::path::Path;
 use std::time::Instant;
 
 /// Progress of a run, reported to the caller's callback about ten times a wall-second.
@@ -130,4 +134,28 @@ pub fn ieee80211ad_trace(config_toml: &str, name: &str) -> Result<String, InputE
     let ctx =
         crate::error::InputContext { scenario_file: name, field: "", base_dir: std::path::Path::new(".") };
     Ok(SyntheticChannel::new(&config, &ctx)?.to_csv())
+}
+
+/// A rate trace read whole, in the syntax a `trace` channel reads (csv or mahimahi), for
+/// `mmtcp fit-markov`: its steps and where it ends ([`RateTrace`]). `format` is `"csv"`,
+/// `"mahimahi"` or `None` (from the file name); `origin` ends every line error, in parentheses.
+pub fn rate_trace(path: &Path, format: Option<&str>, origin: &str) -> Result<RateTrace, InputError> {
+    let format = match format {
+        None => None,
+        Some("csv") => Some(TraceFormat::Csv),
+        Some("mahimahi") => Some(TraceFormat::Mahimahi),
+        Some(other) => {
+            return Err(InputError::new(
+                path.display().to_string(),
+                "",
+                format!("trace format \"{other}\" is not \"csv\" or \"mahimahi\" ({origin})"),
+            ))
+        }
+    };
+    RateTrace::read(path, format, origin)
+}
+
+/// A time as the scenario reads it (`"100ms"`), in picoseconds.
+pub fn time_ps(text: &str) -> Result<u64, String> {
+    Time::parse(text).map(|t| t.0.as_picos())
 }

@@ -119,15 +119,13 @@ pub(crate) struct ValueColumn<'a, V> {
     pub(crate) show: &'a dyn Fn(V) -> String,
 }
 
-/// Parses a step-wise `time,<value>` trace: the first row at time 0, strictly increasing times.
-/// With `repeat` the last row's time is the period and its value must equal the first row's.
-/// Equal neighbouring values merge, so the steps hold only changes.
-pub(crate) fn parse_steps<V: Copy + PartialEq>(
+/// The rows `(line, time, value)` of a `time,<value>` trace: the first at time 0, times strictly
+/// increasing, at least one row.
+pub(crate) fn parse_rows<V: Copy>(
     text: &str,
-    repeat: bool,
     errors: &TraceFileErrors,
     column: &ValueColumn<V>,
-) -> Result<Steps<V>, InputError> {
+) -> Result<Vec<(usize, Duration, V)>, InputError> {
     let mut rows: Vec<(usize, Duration, V)> = Vec::new();
     for (index, (line, content)) in data_lines(text).enumerate() {
         let fields: Vec<&str> = content.split(',').map(str::trim).collect();
@@ -163,6 +161,19 @@ pub(crate) fn parse_steps<V: Copy + PartialEq>(
             column.name, column.example
         )));
     }
+    Ok(rows)
+}
+
+/// Parses a step-wise `time,<value>` trace ([`parse_rows`]). With `repeat` the last row's time
+/// is the period and its value must equal the first row's. Equal neighbouring values merge, so
+/// the steps hold only changes.
+pub(crate) fn parse_steps<V: Copy + PartialEq>(
+    text: &str,
+    repeat: bool,
+    errors: &TraceFileErrors,
+    column: &ValueColumn<V>,
+) -> Result<Steps<V>, InputError> {
+    let mut rows = parse_rows(text, errors, column)?;
     let period = if repeat {
         let (line, period, last) = rows.pop().expect("rows is not empty");
         let Some(&(_, _, first)) = rows.first() else {
@@ -217,6 +228,11 @@ impl<V: Copy + PartialEq> Steps<V> {
         if self.steps.last().map(|s| s.1) != Some(value) {
             self.steps.push((at, value));
         }
+    }
+
+    /// The steps of one period (offset, value; neighbours differ) and the period, if any.
+    pub(crate) fn into_parts(self) -> (Vec<(Duration, V)>, Option<Duration>) {
+        (self.steps, self.period)
     }
 
     /// Called at time zero and then at each announced change: the value from `now` on and when

@@ -281,6 +281,35 @@ fn markov_pair_needs_both_members_with_the_same_parameters() {
     assert_eq!(e.field, "link[1].channel.member");
     let e = check(&two_links(&pair(3, 0.7), &pair(2, 0.7)));
     assert_eq!(e.field, "link[0].channel.member");
+
+    // Per-state rates and a transition matrix: errors name the key inside the channel table.
+    let fitted = |member: u8, hh_correlation: f64, extra: &str| {
+        let state = |c: f64| {
+            format!("{{ mean = [\"9Gbps\", \"8Gbps\"], std = [\"1Gbps\", \"1Gbps\"], correlation = {c} }}")
+        };
+        format!(
+            "kind = \"radio\"\nchannel = {{ kind = \"markov_pair\", group = \"g\", member = {member}, {extra}states = {{ hh = {}, hl = {}, lh = {}, ll = {} }} }}",
+            state(hh_correlation),
+            state(0.0),
+            state(0.0),
+            state(0.0)
+        )
+    };
+    let matrix = "transitions = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], ";
+    let ok = two_links(&fitted(1, 0.5, matrix), &fitted(2, 0.5, matrix));
+    assert!(validate(&source(ok), &RunOptions::default()).is_ok());
+    let e = check(&two_links(&fitted(1, 1.5, ""), &fitted(2, 1.5, "")));
+    assert_eq!(
+        e.to_string(),
+        "bad.toml: link[0].channel.states.hh.correlation: 1.5 is not a correlation; must be in [-1, 1]"
+    );
+    let e = check(&two_links(&fitted(1, 0.5, "low_mean = \"3Gbps\", "), &fitted(2, 0.5, "")));
+    assert_eq!(e.field, "link[0].channel");
+    assert!(e.message.contains("low_mean cannot be given with states"), "{e}");
+    let bad_row = "transitions = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0.5, 0], [0, 0, 0, 1]], ";
+    let e = check(&two_links(&fitted(1, 0.5, bad_row), &fitted(2, 0.5, bad_row)));
+    assert_eq!(e.field, "link[0].channel.transitions[2]");
+    assert!(e.message.contains("from lh sum to 0.5"), "{e}");
 }
 
 #[test]

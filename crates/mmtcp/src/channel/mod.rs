@@ -22,7 +22,7 @@ mod trace;
 pub use constant::{ConstantChannel, ConstantConfig};
 pub use onoff::{OnOffChannel, OnOffConfig, Visibility};
 pub use slotted::{SlottedChannel, SlottedConfig};
-pub use trace::{TraceChannel, TraceConfig, TraceFormat};
+pub use trace::{RateTrace, TraceChannel, TraceConfig, TraceFormat};
 
 use crate::error::{InputContext, InputError};
 use crate::sim::{Rng, SimTime};

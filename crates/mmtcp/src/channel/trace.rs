@@ -37,7 +37,8 @@ use crate::error::InputContext;
 use crate::error::InputError;
 use crate::sim::{Duration, Rng, SimTime};
 use crate::trace_file::{
-    data_lines, parse_number_or_quantity, parse_steps, read_trace, Steps, TraceFileErrors, ValueColumn,
+    data_lines, parse_number_or_quantity, parse_rows, parse_steps, read_trace, Steps, TraceFileErrors,
+    ValueColumn,
 };
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
@@ -55,7 +56,7 @@ pub enum TraceFormat {
 
 impl TraceFormat {
     /// The default format of `file`: mahimahi for `.mahimahi`, `.up` and `.down`, else csv.
-    fn infer(file: &str) -> TraceFormat {
+    pub fn infer(file: &str) -> TraceFormat {
         match Path::new(file).extension().and_then(|e| e.to_str()) {
             Some("mahimahi" | "up" | "down") => TraceFormat::Mahimahi,
             _ => TraceFormat::Csv,
@@ -116,15 +117,17 @@ fn parse_rate(text: &str) -> Result<u64, String> {
     )
 }
 
+fn show_rate(rate: u64) -> String {
+    Rate(rate).to_string()
+}
+
+/// The value column of a csv trace.
+const RATE_COLUMN: ValueColumn<'static, u64> =
+    ValueColumn { name: "rate", example: "0,1Gbps", parse: &parse_rate, show: &show_rate };
+
 /// The steps of a csv trace.
 fn parse_csv(text: &str, repeat: bool, errors: &TraceFileErrors) -> Result<Steps<u64>, InputError> {
-    let column = ValueColumn {
-        name: "rate",
-        example: "0,1Gbps",
-        parse: &parse_rate,
-        show: &|rate| Rate(rate).to_string(),
-    };
-    parse_steps(text, repeat, errors, &column)
+    parse_steps(text, repeat, errors, &RATE_COLUMN)
 }
 
 /// Steps and period of a mahimahi trace, binned per millisecond (see the module header).
@@ -193,6 +196,47 @@ impl TraceChannel {
             TraceFormat::Mahimahi => parse_mahimahi(&text, config.repeat, &errors)?,
         };
         Ok(TraceChannel { steps })
+    }
+}
+
+/// A rate trace read whole for analysis rather than replayed (`mmtcp fit-markov`): one pass as
+/// steps, and where the pass ends. A csv trace ends at its last row's time — the row that ends
+/// the period under `repeat = true`; its rate is not part of the pass — so it needs two rows. A
+/// mahimahi trace ends at its period, the last timestamp.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateTrace {
+    /// (offset from the start, bit/s) of each step: the first at 0, offsets increasing.
+    pub steps: Vec<(Duration, u64)>,
+    /// Where the pass ends, after the last step's offset.
+    pub end: Duration,
+}
+
+impl RateTrace {
+    /// Reads `path` in `format` (`None`: from the file name, as a `trace` channel does).
+    /// `origin` says what the trace is for; line errors end with it in parentheses.
+    pub fn read(path: &Path, format: Option<TraceFormat>, origin: &str) -> Result<RateTrace, InputError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| InputError::new(&file, "", format!("cannot read the trace: {e} ({origin})")))?;
+        let format = format.unwrap_or_else(|| TraceFormat::infer(&file));
+        let errors = TraceFileErrors { file, origin: origin.to_string() };
+        match format {
+            TraceFormat::Csv => {
+                let mut rows = parse_rows(&text, &errors, &RATE_COLUMN)?;
+                let (line, end, _) = rows.pop().expect("parse_rows returns at least one row");
+                if rows.is_empty() {
+                    return Err(errors.at_line(
+                        line,
+                        "the last row's time is where the trace ends, so it needs at least two rows",
+                    ));
+                }
+                Ok(RateTrace { steps: rows.into_iter().map(|(_, at, rate)| (at, rate)).collect(), end })
+            }
+            TraceFormat::Mahimahi => {
+                let (steps, period) = parse_mahimahi(&text, true, &errors)?.into_parts();
+                Ok(RateTrace { steps, end: period.expect("a repeating mahimahi trace has a period") })
+            }
+        }
     }
 }
 
@@ -386,6 +430,37 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn test_rate_trace_read_whole_ends_at_the_last_row_or_the_period() {
+        let read = |file: &str, format| RateTrace::read(&fixtures().join(file), format, "trace of link 1");
+        let ms = Duration::from_millis;
+        // loop.csv: 0 → 100 Mbit/s, 1 s → 0, 1.5 s → 200 Mbit/s, last row 2 s.
+        let csv = read("loop.csv", None).unwrap();
+        assert_eq!(csv.steps, vec![(ms(0), 100 * MBPS), (ms(1000), 0), (ms(1500), 200 * MBPS)]);
+        assert_eq!(csv.end, ms(2000));
+        // steps.csv ends at its last row, 2.5 s; flat.csv's equal rows make one step.
+        assert_eq!(read("steps.csv", Some(TraceFormat::Csv)).unwrap().end, ms(2500));
+        let flat = read("flat.csv", None).unwrap();
+        assert_eq!((flat.steps, flat.end), (vec![(ms(0), 300 * MBPS)], ms(5000)));
+        let mahimahi = read("tiny.mahimahi", None).unwrap();
+        assert_eq!(
+            mahimahi.steps,
+            vec![(ms(0), 24 * MBPS), (ms(1), 12 * MBPS), (ms(2), 0), (ms(3), 12 * MBPS)]
+        );
+        assert_eq!(mahimahi.end, ms(4));
+        for (file, field, needle) in [
+            ("single_row.csv", "line 2", "needs at least two rows"),
+            ("bad_rate.csv", "line 3", "\"fast\" is not a rate"),
+            ("empty.csv", "", "has no rows"),
+            ("no_such_trace.csv", "", "cannot read the trace"),
+        ] {
+            let err = read(file, None).unwrap_err();
+            assert!(err.file.ends_with(file), "{err}");
+            assert_eq!(err.field, field, "{err}");
+            assert!(err.message.contains(needle) && err.message.ends_with("(trace of link 1)"), "{err}");
+        }
     }
 
     #[test]
