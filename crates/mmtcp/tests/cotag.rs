@@ -100,7 +100,11 @@ fn every_byte_of_every_flow_arrives_once_through_both_access_points() {
     }
     let ways = gw["ways"].as_array().unwrap();
     let high: u64 = ways.iter().map(|w| u(&w["high"])).sum();
-    assert_eq!(high + u(&gw["high_not_sent"]), u(&gw["sources"]), "n_k high-priority packets per cohort: {gw}");
+    assert_eq!(
+        high + u(&gw["high_not_sent"]),
+        u(&gw["sources"]),
+        "n_k high-priority packets per cohort: {gw}"
+    );
     assert!(u(&d["decoded_packets"]) >= 3 * 10_000_000 / 1448, "{d}");
     // Once the flows are done, the beacons carry the last labels through: every cohort decided.
     assert_eq!(u(&d["decoded_packets"]) + u(&d["lost_packets"]), u(&gw["sources"]), "{d} {gw}");
@@ -115,7 +119,12 @@ fn without_cotag_the_same_flows_take_one_access_point() {
         let l = links.iter().find(|l| l["name"] == name).unwrap();
         u(&l["directions"][0]["packets_sent"])
     };
-    assert!(sent("r1") > 20_000 && sent("r2") == 0, "the route takes ap1 only: {} {}", sent("r1"), sent("r2"));
+    assert!(
+        sent("r1") > 20_000 && sent("r2") == 0,
+        "the route takes ap1 only: {} {}",
+        sent("r1"),
+        sent("r2")
+    );
 }
 
 #[test]

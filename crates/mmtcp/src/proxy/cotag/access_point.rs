@@ -182,7 +182,8 @@ impl CotagAp {
         let Some(ready) = self.links.ready_through() else { return };
         // Taking the smallest unprocessed label L' while L' ≤ ready ends at the largest one.
         let unprocessed = |l: u64| self.processing.is_none_or(|p| l > p);
-        let Some(k) = self.labels.iter().map(|b| b.label).filter(|&l| unprocessed(l) && l <= ready).max() else {
+        let Some(k) = self.labels.iter().map(|b| b.label).filter(|&l| unprocessed(l) && l <= ready).max()
+        else {
             return;
         };
         self.processing = Some(k);
@@ -196,7 +197,8 @@ impl CotagAp {
     /// sending opportunities left (as many as it received, less what it sent) counted as given
     /// low priority.
     fn give_up(&mut self, ctx: &mut ProcCtx, buf: LabelBuf) {
-        let unsent_high = buf.items.iter().filter(|h| h.priority == Priority::High && h.pkt.is_some()).count();
+        let unsent_high =
+            buf.items.iter().filter(|h| h.priority == Priority::High && h.pkt.is_some()).count();
         self.stats.given_high += unsent_high as u64;
         self.stats.given_low += buf.items.len().saturating_sub(buf.sent + unsent_high) as u64;
         for h in buf.items {
@@ -288,13 +290,24 @@ impl PacketProcessor for CotagAp {
                 Some(g) => g,
                 None => {
                     let template = Packet { ext: ExtId::NONE, ..p };
-                    buf.generations.push(Generation { flow: p.flow, sources: h.sources, template, largest: 0 });
+                    buf.generations.push(Generation {
+                        flow: p.flow,
+                        sources: h.sources,
+                        template,
+                        largest: 0,
+                    });
                     buf.generations.len() - 1
                 }
             };
             let g = &mut buf.generations[generation];
             g.largest = g.largest.max(p.size);
-            buf.items.push(Held { generation: generation as u16, priority: h.priority, pkt: Some(pkt), row, stamp });
+            buf.items.push(Held {
+                generation: generation as u16,
+                priority: h.priority,
+                pkt: Some(pkt),
+                row,
+                stamp,
+            });
             self.held += 1;
         }
         self.update_processing(ctx);

@@ -164,7 +164,8 @@ impl CotagDevice {
 
     /// Decides label `k` and discards every older cohort.
     fn decide(&mut self, ctx: &mut ProcCtx, k: u64) {
-        let buf = self.labels.front().is_some_and(|b| b.label == k).then(|| self.labels.pop_front()).flatten();
+        let buf =
+            self.labels.front().is_some_and(|b| b.label == k).then(|| self.labels.pop_front()).flatten();
         loop {
             let Some((label, flows)) = self.store.borrow_mut().take_through(k) else { break };
             for sources in flows {
@@ -234,7 +235,8 @@ impl PacketProcessor for CotagDevice {
 
     fn summary(&self) -> Value {
         let s = &self.stats;
-        let links: Vec<Value> = self.links.largest().map(|(d, l)| json!({"dir": d.0, "largest_label": l})).collect();
+        let links: Vec<Value> =
+            self.links.largest().map(|(d, l)| json!({"dir": d.0, "largest_label": l})).collect();
         json!({
             "received_high": s.received_high,
             "received_low": s.received_low,

@@ -195,10 +195,16 @@ impl CotagGateway {
             self.stats.cohorts += 1;
             let n = cohort.order.len();
             let limit = ((n as f64 * self.p.redundancy).floor() as usize).max(n);
-            let generations =
-                cohort.generations.iter().map(|g| (g.flow, g.packets.len() as u16, g.template, g.largest)).collect();
-            let sources =
-                cohort.generations.into_iter().map(|g| FlowSources { flow: g.flow, packets: g.packets }).collect();
+            let generations = cohort
+                .generations
+                .iter()
+                .map(|g| (g.flow, g.packets.len() as u16, g.template, g.largest))
+                .collect();
+            let sources = cohort
+                .generations
+                .into_iter()
+                .map(|g| FlowSources { flow: g.flow, packets: g.packets })
+                .collect();
             self.p.store.borrow_mut().put(k, sources);
             // Only the cohort of the last boundary passed is still in its interval.
             if k + 1 == now_label {

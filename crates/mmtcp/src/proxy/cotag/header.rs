@@ -75,7 +75,8 @@ pub fn read(side: &[u8]) -> Option<(CodedHeader, &[u8])> {
     let label = u64::from_le_bytes(side[2..10].try_into().expect("8 bytes"));
     let sources = u16::from_le_bytes([side[10], side[11]]);
     let coefficients = &side[FIXED..];
-    (coefficients.len() == usize::from(sources)).then_some((CodedHeader { label, priority, sources }, coefficients))
+    (coefficients.len() == usize::from(sources))
+        .then_some((CodedHeader { label, priority, sources }, coefficients))
 }
 
 #[cfg(test)]
@@ -87,7 +88,13 @@ mod tests {
 
     fn packet(arena: &mut PacketArena) -> PacketId {
         let tcp = TcpHeader { seq: 0, ack: 0, window: 0, len: 100, flags: TcpFlags::ACK };
-        arena.alloc(Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, tcp, (SimTime::ZERO, SimTime::ZERO)))
+        arena.alloc(Packet::new(
+            FlowId(0),
+            (NodeId(0), NodeId(1)),
+            Side::Receiver,
+            tcp,
+            (SimTime::ZERO, SimTime::ZERO),
+        ))
     }
 
     #[test]

@@ -145,7 +145,15 @@ fn incoming_from(env: &ProcessorEnv, node: NodeId, kind: &str) -> Vec<DirId> {
     t.interfaces(node)
         .iter()
         .filter(|&&d| env.has_processor(t.to(d), kind))
-        .filter_map(|&d| t.links().iter().find(|l| l.dirs.contains(&d)).map(|l| if l.dirs[0] == d { l.dirs[1] } else { l.dirs[0] }))
+        .filter_map(|&d| {
+            t.links().iter().find(|l| l.dirs.contains(&d)).map(|l| {
+                if l.dirs[0] == d {
+                    l.dirs[1]
+                } else {
+                    l.dirs[0]
+                }
+            })
+        })
         .collect()
 }
 
@@ -156,7 +164,9 @@ impl CotagGatewayConfig {
             return Err(env.error("period", "must be greater than 0s"));
         }
         if !(self.redundancy.is_finite() && self.redundancy >= 1.0) {
-            return Err(env.error("redundancy", format!("{} is not allowed; must be at least 1", self.redundancy)));
+            return Err(
+                env.error("redundancy", format!("{} is not allowed; must be at least 1", self.redundancy))
+            );
         }
         let t = env.topology;
         let interfaces = t.interfaces(env.node);
@@ -168,10 +178,13 @@ impl CotagGatewayConfig {
                     let key = format!("ways[{i}]");
                     let link = t.links().iter().find(|l| &l.name == name);
                     let dir = link.and_then(|l| l.dirs.iter().copied().find(|d| interfaces.contains(d)));
-                    let dir = dir.ok_or_else(|| env.error(&key, format!("\"{name}\" is not a link of this node")))?;
+                    let dir =
+                        dir.ok_or_else(|| env.error(&key, format!("\"{name}\" is not a link of this node")))?;
                     if !env.has_processor(t.to(dir), "cotag_ap") {
                         let far = t.node_name(t.to(dir));
-                        return Err(env.error(&key, format!("node \"{far}\" at its end has no cotag_ap processor")));
+                        return Err(
+                            env.error(&key, format!("node \"{far}\" at its end has no cotag_ap processor"))
+                        );
                     }
                     if ways.contains(&dir) {
                         return Err(env.error(&key, format!("\"{name}\" is listed twice")));
@@ -186,7 +199,10 @@ impl CotagGatewayConfig {
         }
         if let Some(&radio) = ways.iter().find(|&&d| has_radio_stack(env, d)) {
             let far = t.node_name(t.to(radio));
-            return Err(env.error("ways", format!("the link to \"{far}\" has the radio stack; COTAG's gateway feeds wired links")));
+            return Err(env.error(
+                "ways",
+                format!("the link to \"{far}\" has the radio stack; COTAG's gateway feeds wired links"),
+            ));
         }
         Ok(Box::new(CotagGateway::new(GatewayParams {
             device,
@@ -206,7 +222,9 @@ impl CotagApConfig {
         let device = node_with(env, "device", &self.device, "cotag_device")?;
         let t = env.topology;
         let Some(&to_device) = t.interfaces(env.node).iter().find(|&&d| t.to(d) == device) else {
-            return Err(env.error("device", format!("\"{}\" is not one link away from this node", self.device)));
+            return Err(
+                env.error("device", format!("\"{}\" is not one link away from this node", self.device))
+            );
         };
         if has_radio_stack(env, to_device) {
             return Err(env.error("device", "the link to the device has the radio stack; COTAG's access point feeds wired (rate-driven) links"));

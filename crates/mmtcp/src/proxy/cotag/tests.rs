@@ -92,7 +92,13 @@ impl Harness {
     /// A data segment of `flow` from the server to the device.
     fn data(&mut self, flow: u32, seq: u64) -> PacketId {
         let tcp = TcpHeader { seq, len: MSS, flags: TcpFlags::ACK, ..Default::default() };
-        self.packets.alloc(Packet::new(FlowId(flow), (SERVER, DEVICE), Side::Receiver, tcp, (self.now, self.now)))
+        self.packets.alloc(Packet::new(
+            FlowId(flow),
+            (SERVER, DEVICE),
+            Side::Receiver,
+            tcp,
+            (self.now, self.now),
+        ))
     }
 
     /// A coded packet of `flow` with label, priority and coefficients.
@@ -168,10 +174,13 @@ fn test_gateway_holds_a_cohort_until_its_boundary_then_codes_it_per_flow_in_arri
     let cohort = store.borrow_mut().take_through(1).expect("cohort 1 stored");
     assert_eq!(
         cohort,
-        (1, vec![
-            FlowSources { flow: FlowId(0), packets: vec![sources[0], sources[1]] },
-            FlowSources { flow: FlowId(1), packets: vec![sources[2]] },
-        ])
+        (
+            1,
+            vec![
+                FlowSources { flow: FlowId(0), packets: vec![sources[0], sources[1]] },
+                FlowSources { flow: FlowId(1), packets: vec![sources[2]] },
+            ]
+        )
     );
 }
 
@@ -209,11 +218,18 @@ fn test_gateway_beacons_carry_labels_on_ways_without_packets_and_past_the_last_b
         h.now = ms(t);
         h.call(1, None, |ctx| gw.on_timer(ctx, 0));
     }
-    let beacons: Vec<_> =
-        h.take_out().into_iter().filter(|(hd, _, _)| hd.priority == Priority::Beacon).map(|(hd, _, v)| (hd.label, v)).collect();
+    let beacons: Vec<_> = h
+        .take_out()
+        .into_iter()
+        .filter(|(hd, _, _)| hd.priority == Priority::Beacon)
+        .map(|(hd, _, v)| (hd.label, v))
+        .collect();
     // Cohort 1's one packet went by way 1: way 2 gets label 1 when the interval ends; then the
     // two empty cohorts after it on both ways.
-    assert_eq!(beacons, [(1, Some(WAY2)), (2, Some(WAY1)), (2, Some(WAY2)), (3, Some(WAY1)), (3, Some(WAY2))]);
+    assert_eq!(
+        beacons,
+        [(1, Some(WAY2)), (2, Some(WAY1)), (2, Some(WAY2)), (3, Some(WAY1)), (3, Some(WAY2))]
+    );
     let before = h.timers.len();
     h.now = ms(5.0);
     h.call(1, None, |ctx| gw.on_timer(ctx, 0));
@@ -223,7 +239,12 @@ fn test_gateway_beacons_carry_labels_on_ways_without_packets_and_past_the_last_b
 // ---- access point -----------------------------------------------------------------------------
 
 fn ap(buffer: usize) -> CotagAp {
-    CotagAp::new(ApParams { to_device: AP1_DEVICE, incoming: vec![WAY1], buffer, rng: Rng::for_component(1, "ap") })
+    CotagAp::new(ApParams {
+        to_device: AP1_DEVICE,
+        incoming: vec![WAY1],
+        buffer,
+        rng: Rng::for_component(1, "ap"),
+    })
 }
 
 fn deliver_to_ap(h: &mut Harness, ap: &mut CotagAp, label: u64, priority: Priority, coefficients: &[u8]) {
@@ -309,7 +330,8 @@ fn test_access_point_with_a_full_buffer_drops_low_priority_first_and_never_high_
     assert_eq!((ap.summary()["received_high"].as_u64(), ap.summary()["held"].as_u64()), (Some(3), Some(3)));
     deliver_to_ap(&mut h, &mut ap, 2, Priority::High, &[1]);
     let out = pull(&mut h, &mut ap, 4);
-    let coefficients: Vec<_> = out.iter().filter(|(hd, _, _)| hd.priority == Priority::High).map(|(_, c, _)| c.clone()).collect();
+    let coefficients: Vec<_> =
+        out.iter().filter(|(hd, _, _)| hd.priority == Priority::High).map(|(_, c, _)| c.clone()).collect();
     assert_eq!(coefficients, [vec![1, 0], vec![0, 1], vec![1, 7]], "every held high went out, in order");
 }
 
@@ -380,7 +402,10 @@ fn test_device_never_passes_a_cohort_short_of_full_rank_dependent_combinations_i
     d.arrive(AP2_DEVICE, 3, Priority::Beacon, &[]);
     assert!(d.passed().is_empty());
     let s = d.device.summary();
-    assert_eq!((s["failed_generations"].as_u64(), s["lost_packets"].as_u64(), s["redundant"].as_u64()), (Some(1), Some(3), Some(1)));
+    assert_eq!(
+        (s["failed_generations"].as_u64(), s["lost_packets"].as_u64(), s["redundant"].as_u64()),
+        (Some(1), Some(3), Some(1))
+    );
     assert_eq!(d.h.packets.live(), live, "the sources were freed, and every coded packet");
 }
 
@@ -403,13 +428,17 @@ fn test_every_source_crosses_gateway_access_points_and_device_once_and_in_order(
     // the device passes is a full cohort, in the gateway's order, and no packet leaks.
     let store = Rc::new(RefCell::new(SourceStore::default()));
     let mut gw = gateway(store.clone(), 1.5, true);
-    let mut aps = [ap(1000), CotagAp::new(ApParams {
-        to_device: AP2_DEVICE,
-        incoming: vec![WAY2],
-        buffer: 1000,
-        rng: Rng::for_component(1, "ap2"),
-    })];
-    let mut device = CotagDevice::new(DeviceParams { incoming: vec![AP1_DEVICE, AP2_DEVICE], buffer: 1000, store });
+    let mut aps = [
+        ap(1000),
+        CotagAp::new(ApParams {
+            to_device: AP2_DEVICE,
+            incoming: vec![WAY2],
+            buffer: 1000,
+            rng: Rng::for_component(1, "ap2"),
+        }),
+    ];
+    let mut device =
+        CotagDevice::new(DeviceParams { incoming: vec![AP1_DEVICE, AP2_DEVICE], buffer: 1000, store });
     let mut h = Harness::new();
     let mut loss = Rng::for_component(7, "loss");
     let mut sent = std::collections::HashSet::new();
@@ -460,7 +489,8 @@ fn test_every_source_crosses_gateway_access_points_and_device_once_and_in_order(
     assert!(gw.summary()["ways"][0]["beacons"].as_u64() >= Some(2));
     // Passed packets are sources (known by flow and sequence number: slots of freed packets are
     // reused), each once, and within a flow in sending order.
-    let keys: Vec<(u32, u64)> = passed.iter().map(|&p| h.packets.get(p)).map(|p| (p.flow.0, p.tcp.seq)).collect();
+    let keys: Vec<(u32, u64)> =
+        passed.iter().map(|&p| h.packets.get(p)).map(|p| (p.flow.0, p.tcp.seq)).collect();
     assert!(keys.iter().all(|k| sent.contains(k)), "only sources are passed");
     for flow in 0..2 {
         let seqs: Vec<u64> = keys.iter().filter(|k| k.0 == flow).map(|k| k.1).collect();
