@@ -491,3 +491,94 @@ fn a_receive_buffer_larger_than_tcp_can_advertise() {
     let source = ScenarioSource::Toml { text: fits, name: "ok.toml".into(), base_dir: PathBuf::new() };
     validate(&source, &RunOptions::default()).expect("1 GiB is the largest window");
 }
+
+/// server — gw — ap1/ap2 — d with `gw`, `ap1`, `ap2` and `d` processors as given.
+fn dual(gw: &str, ap: &str, d: &str) -> String {
+    format!(
+        r#"
+[[node]]
+name = "server"
+[[node]]
+name = "gw"
+processors = {gw}
+[[node]]
+name = "ap1"
+processors = {ap}
+[[node]]
+name = "ap2"
+processors = {ap}
+[[node]]
+name = "d"
+processors = {d}
+[[link]]
+name = "core"
+between = ["server", "gw"]
+rate = "1Gbps"
+[[link]]
+name = "a1"
+between = ["gw", "ap1"]
+rate = "1Gbps"
+[[link]]
+name = "a2"
+between = ["gw", "ap2"]
+rate = "1Gbps"
+[[link]]
+name = "r1"
+between = ["ap1", "d"]
+rate = "1Gbps"
+[[link]]
+name = "r2"
+between = ["ap2", "d"]
+rate = "1Gbps"
+[[flow]]
+from = "server"
+to = "d"
+"#
+    )
+}
+
+#[test]
+fn cotag_processors_check_each_other_and_their_keys() {
+    let gw = r#"[{ kind = "cotag_gateway", device = "d" }]"#;
+    let ap = r#"[{ kind = "cotag_ap", device = "d" }]"#;
+    let d = r#"[{ kind = "cotag_device" }]"#;
+    let source =
+        ScenarioSource::Toml { text: dual(gw, ap, d), name: "ok.toml".into(), base_dir: PathBuf::new() };
+    assert!(validate(&source, &RunOptions::default()).is_ok(), "the complete chain is valid");
+
+    let e = check(&dual(r#"[{ kind = "cotag_gateway" }]"#, ap, d));
+    assert_eq!(e.field, "node[1].processors[0].device");
+    let e = check(&dual(gw, ap, "[]"));
+    assert_eq!(e.field, "node[1].processors[0].device");
+    assert!(e.message.contains("no cotag_device processor"), "{e}");
+    let e = check(&dual(gw, "[]", d));
+    assert_eq!(e.field, "node[1].processors[0].ways");
+    let e = check(&dual(r#"[{ kind = "cotag_gateway", device = "d", ways = ["r1"] }]"#, ap, d));
+    assert_eq!(
+        (e.field.as_str(), e.message.contains("not a link of this node")),
+        ("node[1].processors[0].ways[0]", true)
+    );
+    let e = check(&dual(r#"[{ kind = "cotag_gateway", device = "d", redundancy = 0.5 }]"#, ap, d));
+    assert_eq!(e.field, "node[1].processors[0].redundancy");
+    let e = check(&dual(r#"[{ kind = "cotag_gateway", device = "d", period = "0s" }]"#, ap, d));
+    assert_eq!(e.field, "node[1].processors[0].period");
+    let e = check(&dual(gw, r#"[{ kind = "cotag_ap", device = "server" }]"#, d));
+    assert!(e.field.ends_with(".device") && e.message.contains("cotag_device"), "{e}");
+    let e = check(&dual(gw, r#"[{ kind = "cotag_ap", device = "d", buffer = 0 }]"#, d));
+    assert_eq!(e.field, "node[2].processors[0].buffer");
+    let e = check(&dual("[]", ap, d));
+    assert!(e.field == "node[2].processors[0].kind" && e.message.contains("cotag_gateway"), "{e}");
+}
+
+#[test]
+fn spray_needs_a_device_and_two_links_of_its_node() {
+    let spray = |keys: &str| dual(&format!(r#"[{{ kind = "spray", {keys} }}]"#), "[]", "[]");
+    let e = check(&spray(r#"ways = ["a1", "a2"]"#));
+    assert_eq!(e.field, "node[1].processors[0].device");
+    let e = check(&spray(r#"device = "d", ways = ["a1"]"#));
+    assert_eq!(e.field, "node[1].processors[0].ways");
+    let e = check(&spray(r#"device = "d", ways = ["a1", "r2"]"#));
+    assert_eq!(e.field, "node[1].processors[0].ways[1]");
+    let e = check(&spray(r#"device = "d", ways = ["a1", "a2"], policy = "random""#));
+    assert!(e.field.starts_with("node[1].processors[0]"), "{e}");
+}

@@ -135,3 +135,68 @@ fn a_run_with_cotag_is_deterministic() {
     assert_eq!(a.summary["processors"], b.summary["processors"]);
     assert_eq!(a.summary["flows"], b.summary["flows"]);
 }
+
+/// The network without COTAG, the gateway spraying the flows over both access points by
+/// `policy`, the second access link at `r2` and no packet errors.
+fn sprayed(policy: &str, r2: &str) -> String {
+    network(false, 2, ["rate = \"1Gbps\"", r2])
+        .replace("forward = { loss = 0.001 }\n", "")
+        .replacen(
+            "name = \"gw\"\nprocessors = []",
+            &format!("name = \"gw\"\nprocessors = [{{ kind = \"spray\", device = \"d\", ways = [\"a1\", \"a2\"], policy = \"{policy}\" }}]"),
+            1,
+        )
+}
+
+fn way_counts(out: &Ran) -> (u64, u64) {
+    let ways = &processor(out, "gw.spray")["ways"];
+    (u(&ways[0]["sent"]), u(&ways[1]["sent"]))
+}
+
+#[test]
+fn round_robin_spraying_alternates_and_the_slower_access_point_reorders_the_flows() {
+    let out = run_toml(&sprayed("round_robin", "rate = \"300Mbps\""));
+    let (a, b) = way_counts(&out);
+    assert!(a.abs_diff(b) <= 2, "in turn: {a} {b}");
+    for f in out.summary["flows"].as_array().unwrap() {
+        assert_eq!(u(&f["bytes_delivered"]), 10_000_000, "{f}");
+        // No packet is lost on the way, yet the segments the slower link delays arrive out of
+        // order and the sender retransmits on duplicate ACKs.
+        assert_eq!(u(&f["dropped_segments"]["total"]), 0, "{f}");
+        assert!(u(&f["retransmitted_segments"]) > 0, "{f}");
+    }
+}
+
+#[test]
+fn ready_spraying_follows_the_access_links_rates() {
+    // The gateway's ways are the bottleneck here, at 1 and 0.5 Gbit/s, and the flows long
+    // enough, and tolerant enough of reordering (50 duplicate ACKs), to keep them busy.
+    let scenario = sprayed("ready", "rate = \"1Gbps\"")
+        .replace("size = \"10MB\"", "size = \"100MB\"")
+        .replace("cc = \"cubic\"", "cc = \"cubic\", dupthresh = 50")
+        .replacen(
+            "name = \"a1\"\nbetween = [\"gw\", \"ap1\"]\nrate = \"10Gbps\"",
+            "name = \"a1\"\nbetween = [\"gw\", \"ap1\"]\nrate = \"1Gbps\"",
+            1,
+        )
+        .replacen(
+            "name = \"a2\"\nbetween = [\"gw\", \"ap2\"]\nrate = \"10Gbps\"",
+            "name = \"a2\"\nbetween = [\"gw\", \"ap2\"]\nrate = \"500Mbps\"",
+            1,
+        );
+    let out = run_toml(&scenario);
+    let (a, b) = way_counts(&out);
+    let ratio = a as f64 / b as f64;
+    assert!((1.6..2.4).contains(&ratio), "about 2:1 by rate: {a} {b}");
+    let links = out.summary["links"].as_array().unwrap();
+    for name in ["a1", "a2"] {
+        let l = links.iter().find(|l| l["name"] == name).unwrap();
+        assert!(
+            u(&l["directions"][0]["max_queue_bytes"]) <= 1600,
+            "one packet queued at most on {name}: {l}"
+        );
+    }
+    for f in out.summary["flows"].as_array().unwrap() {
+        assert_eq!(u(&f["bytes_delivered"]), 100_000_000, "{f}");
+    }
+}

@@ -6,6 +6,7 @@ use super::cotag::{CotagApConfig, CotagDeviceConfig, CotagGatewayConfig};
 use super::env::ProcessorEnv;
 use super::mmpep::MmPepConfig;
 use super::pep::PepConfig;
+use super::spray::SprayConfig;
 use super::PacketProcessor;
 use crate::error::InputError;
 use crate::error::{nested, nested_error};
@@ -30,10 +31,12 @@ pub enum ProcessorConfig {
     CotagAp(CotagApConfig),
     /// COTAG at the dual-connected device (seed 000 Algorithm 3): decoding.
     CotagDevice(CotagDeviceConfig),
+    /// A gateway spraying a device's flows over several links (seed 000's TCP baseline).
+    Spray(SprayConfig),
 }
 
 /// The values of `kind`.
-const KINDS: &[&str] = &["pep", "mmpep", "bdp", "cotag_gateway", "cotag_ap", "cotag_device"];
+const KINDS: &[&str] = &["pep", "mmpep", "bdp", "cotag_gateway", "cotag_ap", "cotag_device", "spray"];
 
 impl<'de> Deserialize<'de> for ProcessorConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -61,6 +64,7 @@ impl<'de> Deserialize<'de> for ProcessorConfig {
             "cotag_gateway" => nested(table).map(ProcessorConfig::CotagGateway),
             "cotag_ap" => nested(table).map(ProcessorConfig::CotagAp),
             "cotag_device" => nested(table).map(ProcessorConfig::CotagDevice),
+            "spray" => nested(table).map(ProcessorConfig::Spray),
             other => Err(nested_error(
                 "kind",
                 format!("\"{other}\" is not a processor; allowed: {}", KINDS.join(", ")),
@@ -79,6 +83,7 @@ impl ProcessorConfig {
             ProcessorConfig::CotagGateway(_) => "cotag_gateway",
             ProcessorConfig::CotagAp(_) => "cotag_ap",
             ProcessorConfig::CotagDevice(_) => "cotag_device",
+            ProcessorConfig::Spray(_) => "spray",
         }
     }
 
@@ -91,6 +96,7 @@ impl ProcessorConfig {
             ProcessorConfig::CotagGateway(c) => c.build(env),
             ProcessorConfig::CotagAp(c) => c.build(env),
             ProcessorConfig::CotagDevice(c) => c.build(env),
+            ProcessorConfig::Spray(c) => c.build(env),
         }
     }
 }

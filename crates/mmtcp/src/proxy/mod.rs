@@ -39,6 +39,7 @@ pub mod early_ack;
 pub mod env;
 pub mod mmpep;
 pub mod pep;
+pub mod spray;
 
 use crate::ids::DirId;
 use crate::ids::{FlowId, NodeId, PacketId};
