@@ -256,17 +256,13 @@ impl CotagGateway {
 
     /// Sends a beacon with `label` on way `w`.
     fn send_beacon(&mut self, ctx: &mut ProcCtx, w: usize, label: u64) {
-        let Some(template) = self.beacon_template() else { return };
+        // A beacon takes the header of a packet of the last cohort that had any: it carries no
+        // data and counts for that packet's flow.
+        let Some(template) = self.last_template else { return };
         let pkt = ctx.packets.alloc(Packet { size: BEACON_BYTES, ..template });
         header::write(ctx.packets, pkt, CodedHeader { label, priority: Priority::Beacon, sources: 0 }, &[]);
         self.way_stats[w].beacons += 1;
         ctx.send_via(pkt, self.p.ways[w]);
-    }
-
-    /// A header for beacons: a packet of the last cohort that had any (beacons carry no data;
-    /// they count for that packet's flow).
-    fn beacon_template(&self) -> Option<Packet> {
-        self.last_template
     }
 
     /// Sends the next packet of the cohort in its interval on way `w`, if any is due.

@@ -142,18 +142,13 @@ fn has_radio_stack(env: &ProcessorEnv, dir: DirId) -> bool {
 /// The directions into `node` from its neighbours that carry a processor of `kind`.
 fn incoming_from(env: &ProcessorEnv, node: NodeId, kind: &str) -> Vec<DirId> {
     let t = env.topology;
+    let reverse = |d: DirId| {
+        t.links().iter().find(|l| l.dirs.contains(&d)).map(|l| l.dirs[usize::from(l.dirs[0] == d)])
+    };
     t.interfaces(node)
         .iter()
         .filter(|&&d| env.has_processor(t.to(d), kind))
-        .filter_map(|&d| {
-            t.links().iter().find(|l| l.dirs.contains(&d)).map(|l| {
-                if l.dirs[0] == d {
-                    l.dirs[1]
-                } else {
-                    l.dirs[0]
-                }
-            })
-        })
+        .filter_map(|&d| reverse(d))
         .collect()
 }
 
