@@ -581,4 +581,9 @@ fn spray_needs_a_device_and_two_links_of_its_node() {
     assert_eq!(e.field, "node[1].processors[0].ways[1]");
     let e = check(&spray(r#"device = "d", ways = ["a1", "a2"], policy = "random""#));
     assert!(e.field.starts_with("node[1].processors[0]"), "{e}");
+    // Two processors of a node cannot both feed a link.
+    let both = r#"[{ kind = "spray", device = "d", ways = ["a1", "a2"], policy = "ready" }, { kind = "cotag_gateway", device = "d" }]"#;
+    let e = check(&dual(both, r#"[{ kind = "cotag_ap", device = "d" }]"#, r#"[{ kind = "cotag_device" }]"#));
+    assert_eq!(e.field, "node[1].processors[1].kind");
+    assert!(e.message.contains("already fed by gw.spray"), "{e}");
 }

@@ -712,11 +712,27 @@ fn build_processors(
                 processor_kinds: &processor_kinds,
                 seed,
             };
+            let processor = config.build(&env)?;
+            for dir in processor.paces() {
+                if let Some(other) =
+                    slots.iter().find(|s: &&ProcessorSlot| s.processor.paces().contains(&dir))
+                {
+                    let link = topology
+                        .links()
+                        .iter()
+                        .find(|l| l.dirs.contains(&dir))
+                        .map_or("?", |l| l.name.as_str());
+                    return Err(env.error(
+                        "kind",
+                        format!("link \"{link}\" is already fed by {}; one processor per link", other.name),
+                    ));
+                }
+            }
             slots.push(ProcessorSlot {
                 name: format!("{}.{kind}", node.name),
                 kind,
                 node: NodeId(n as u32),
-                processor: config.build(&env)?,
+                processor,
             });
         }
     }
