@@ -7,37 +7,44 @@
 //! Ratio (stated): data goes in rounds of 100 segments, R on subflow 0 (the first listed in
 //! `transport.subflows`, the paper's 802.11ad path) and 100 − R on subflow 1, with strict quotas:
 //! a subflow that has sent its share of the round waits for the other to send its own, even with
-//! room in its window. Within a round the subflow furthest behind its share goes first (ours:
-//! interleaving keeps both windows busy; the code sends in subflow order).
+//! room in its window; a round ends when both have sent their shares. Deviation: within a round
+//! the subflow furthest behind its share goes next; `mptcp_ratio.c` sends each share as one
+//! burst, and a subflow partway through its share without window room holds the other back too.
+//! A new R starts a new round (the code applies it at the next round). `mptcp_ratio.c` gives R
+//! to the first subflow of its own list; we give it to the first listed in the scenario.
 //!
-//! Throughput (stated): bytes acknowledged on both subflows over windows of 100 ms, 200 ms while
-//! searching. State machine, one [`Phase`] at a time:
+//! Throughput (stated): the connection's rate over windows of 100 ms, 200 ms while searching;
+//! ours counts bytes acknowledged on both subflows, the code the interfaces' transmitted bytes,
+//! which a transport-level scheduler does not see. State machine, one [`Phase`] at a time:
 //!
 //! ```text
 //!   Start ──slow start over──▶ Search ──done──▶ Baseline ──5 windows──▶ Monitor
 //!                                ▲                                        │
-//!                                └── 3 windows off baseline, ≥ 3 s since the last search
+//!                                └── 3 windows off baseline (or 5 drained), ≥ 3 s since the last
 //! ```
 //!
 //! - Baseline (stated): the mean rate of 5 windows.
-//! - Monitor: a window deviates when its rate is more than 20 % off the baseline (the code's
-//!   threshold is absolute and tuned to its testbed; ours is relative, guessed); 3 deviating
+//! - Monitor: a window deviates when its rate is more than 20 % off the baseline (the threshold
+//!   and its being relative are guessed: the sources do not give one); 3 deviating
 //!   windows in a row start a search, never while a subflow is in slow start (cwnd < ssthresh)
-//!   and never within 3 s of the last search (stated).
+//!   and never within 3 s of the last search (stated). So do 5 windows in a row whose bytes held
+//!   unacknowledged by the subflows (the code's write_seq − snd_una), read when the window
+//!   closes (the code averages them over its calls), are more than 75 000 bytes below their
+//!   baseline (stated).
 //! - Search (stated): measure R, then step R by 5 (bounds 5–95) towards more throughput, up
 //!   first, down if the first step up does not gain; continue while each step gains more than
-//!   5 Mbit/s; then the same with half a step (2, integer halving) around the best R; the best
-//!   R measured is kept.
+//!   5 Mbit/s; then the same with half a step (2, integer halving; guessed) around the best R;
+//!   the best R measured is kept.
 //!
 //! Blockage (stated: a blocked subflow is excluded; on recovery its failure flag is cleared):
 //! a subflow that is not usable (recovering from a timeout) or is a backup while the other may
 //! be used is blocked: the other takes the whole round until it is back, then the ratio
 //! resumes. A blockage aborts a search (the best R so far is kept) and restarts the baseline.
-//! Guessed: detection is the retransmission timeout (the code's ~5 ms detector sees the
-//! 802.11ad link, which a transport-level scheduler cannot); the initial R is 50 (the code
-//! starts from the PHY rates, which we do not see) and the first search runs as soon as slow
-//! start ends. Left out: the buffered-bytes trigger (bytes queued > 75 KB below baseline for 5
-//! windows) and the recovery probe that undoes the cwnd cut.
+//! Guessed: detection is the subflow's retransmission timeout (the sources do not state the
+//! detection delay, and a transport-level scheduler has no link-level detector); the initial R is 50 (rather than
+//! one from link rates, which the scheduler does not see) and the first search runs as soon as
+//! slow start ends. Left out: the recovery probe that undoes the blocked subflow's cwnd cut and
+//! sends at once, and re-injection of a blocked subflow's data before its timeout.
 
 use super::data_sender::{Chunk, DataSender};
 use super::scheduler::{assign, backups_allowed, SchedView, Scheduler};
@@ -69,23 +76,42 @@ const SEARCH_GAP: Duration = Duration::from_secs(3);
 const MIN_GAIN_BPS: u64 = 5_000_000;
 /// A window deviates when its rate is this far from the baseline, percent (guessed).
 const TRIGGER_PERCENT: u64 = 20;
+/// The second trigger (stated): the bytes the subflows hold unacknowledged this far below their
+/// baseline for this many windows in a row — the paths drain faster than the split feeds them.
+const DRAIN_BYTES: u64 = 75_000;
+const DRAIN_WINDOWS: u32 = 5;
+/// A baseline about to be measured.
+const FRESH: Phase = Phase::Baseline { windows: 0, sum_bps: 0, sum_buffered: 0 };
 
 /// Where the scheduler is in its measure–search cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     /// Waiting for slow start to end before the first search.
     Start,
-    /// Averaging `windows` windows of rate, `sum_bps` their sum.
+    /// Averaging `windows` windows: the sums of their rates and of the bytes buffered at their
+    /// ends.
     Baseline {
         windows: u32,
         sum_bps: u64,
+        sum_buffered: u64,
     },
-    /// Watching the rate against the baseline; `deviations` windows in a row off it.
+    /// Watching the rate and the bytes buffered against their baselines; `deviations` windows
+    /// in a row with the rate off it, `drained` with the bytes buffered far below it.
     Monitor {
         baseline_bps: u64,
+        baseline_buffered: u64,
         deviations: u32,
+        drained: u32,
     },
     Search(Search),
+}
+
+/// What a sampling window measured: the connection's rate, and the bytes its subflows held
+/// unacknowledged (sent or not) when it closed.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    bps: u64,
+    buffered: u64,
 }
 
 /// A hill-climbing search on R.
@@ -152,20 +178,20 @@ impl Musher {
         self.window = Some((now, acked));
         let bits = u128::from(acked.saturating_sub(acked_then)) * 8;
         let bps = (bits * u128::from(PS_PER_SEC) / u128::from(elapsed.as_picos())) as u64;
+        let buffered = subflows.iter().map(|s| s.unacked).sum();
         let slow_start = subflows.iter().zip(available).any(|(s, a)| a && s.cwnd < s.ssthresh);
-        self.on_window(now, bps, slow_start, available != [true, true]);
+        self.on_window(now, Window { bps, buffered }, slow_start, available != [true, true]);
     }
 
-    /// One window's rate, `bps`, while a subflow is in slow start or one is blocked.
-    fn on_window(&mut self, now: SimTime, bps: u64, slow_start: bool, blocked: bool) {
-        const FRESH: Phase = Phase::Baseline { windows: 0, sum_bps: 0 };
+    /// A window closed, while a subflow is in slow start or one is blocked.
+    fn on_window(&mut self, now: SimTime, w: Window, slow_start: bool, blocked: bool) {
         if let Phase::Search(s) = self.phase {
             if blocked {
                 self.set_r(s.best_r);
                 self.last_search = Some(now);
                 self.phase = FRESH;
             } else {
-                self.phase = self.search_step(now, s, bps);
+                self.phase = self.search_step(now, s, w.bps);
             }
             return;
         }
@@ -177,20 +203,30 @@ impl Musher {
         }
         self.phase = match self.phase {
             Phase::Start => self.start_search(),
-            Phase::Baseline { windows, sum_bps } if windows + 1 == BASELINE_WINDOWS => {
-                Phase::Monitor { baseline_bps: (sum_bps + bps) / u64::from(BASELINE_WINDOWS), deviations: 0 }
+            Phase::Baseline { windows, sum_bps, sum_buffered } => {
+                let (sum_bps, sum_buffered) = (sum_bps + w.bps, sum_buffered + w.buffered);
+                if windows + 1 == BASELINE_WINDOWS {
+                    let n = u64::from(BASELINE_WINDOWS);
+                    Phase::Monitor {
+                        baseline_bps: sum_bps / n,
+                        baseline_buffered: sum_buffered / n,
+                        deviations: 0,
+                        drained: 0,
+                    }
+                } else {
+                    Phase::Baseline { windows: windows + 1, sum_bps, sum_buffered }
+                }
             }
-            Phase::Baseline { windows, sum_bps } => {
-                Phase::Baseline { windows: windows + 1, sum_bps: sum_bps + bps }
-            }
-            Phase::Monitor { baseline_bps, deviations } => {
-                let off = bps.abs_diff(baseline_bps) * 100 > baseline_bps * TRIGGER_PERCENT;
+            Phase::Monitor { baseline_bps, baseline_buffered, deviations, drained } => {
+                let off = w.bps.abs_diff(baseline_bps) * 100 > baseline_bps * TRIGGER_PERCENT;
                 let deviations = if off { deviations + 1 } else { 0 };
+                let low = w.buffered.saturating_add(DRAIN_BYTES) < baseline_buffered;
+                let drained = if low { drained + 1 } else { 0 };
                 let rested = self.last_search.is_none_or(|t| now.saturating_since(t) >= SEARCH_GAP);
-                if deviations >= TRIGGER_WINDOWS && rested {
+                if (deviations >= TRIGGER_WINDOWS || drained >= DRAIN_WINDOWS) && rested {
                     self.start_search()
                 } else {
-                    Phase::Monitor { baseline_bps, deviations }
+                    Phase::Monitor { baseline_bps, baseline_buffered, deviations, drained }
                 }
             }
             Phase::Search(_) => unreachable!("handled above"),
@@ -233,7 +269,7 @@ impl Musher {
                 } else {
                     self.set_r(s.best_r);
                     self.last_search = Some(now);
-                    return Phase::Baseline { windows: 0, sum_bps: 0 };
+                    return FRESH;
                 }
             }
             let next = if s.up { s.best_r + s.step } else { s.best_r.saturating_sub(s.step) };
@@ -424,7 +460,7 @@ mod tests {
         // A search aborted by a blockage keeps its best R and restarts the baseline.
         let down = SchedView { usable: false, ..view(0, acked) };
         s.fill(t + SEARCH_WINDOW, &mut [view(0, acked), down], &mut data(0), &mut Vec::new());
-        assert_eq!((s.phase, s.r), (Phase::Baseline { windows: 0, sum_bps: 0 }, 70));
+        assert_eq!((s.phase, s.r), (FRESH, 70));
     }
 
     #[test]
@@ -435,7 +471,30 @@ mod tests {
         drive(&mut s, &mut t, &mut acked, 100, false, peaked(70));
         assert_eq!(s.last_search, Some(done), "no search without a deviation");
         assert!(
-            matches!(s.phase, Phase::Monitor { baseline_bps, deviations: 0 } if baseline_bps == 400_000_000)
+            matches!(s.phase, Phase::Monitor { baseline_bps, deviations: 0, .. } if baseline_bps == 400_000_000)
         );
+    }
+
+    #[test]
+    fn test_monitor_searches_when_the_buffered_bytes_drain() {
+        let mut s = Musher { phase: FRESH, last_search: Some(SimTime::ZERO), ..Musher::default() };
+        let mut t = SimTime::ZERO + SEARCH_GAP;
+        let mut step = |s: &mut Musher, buffered| {
+            s.on_window(t, Window { bps: 400_000_000, buffered }, false, false);
+            t += WINDOW;
+        };
+        for _ in 0..BASELINE_WINDOWS {
+            step(&mut s, 200_000);
+        }
+        // 75 000 bytes below the baseline is not enough; 75 001 is, after 5 windows in a row.
+        for _ in 0..10 {
+            step(&mut s, 125_000);
+        }
+        for _ in 0..DRAIN_WINDOWS - 1 {
+            step(&mut s, 124_999);
+        }
+        assert!(matches!(s.phase, Phase::Monitor { drained: 4, .. }), "{:?}", s.phase);
+        step(&mut s, 124_999);
+        assert!(matches!(s.phase, Phase::Search(_)), "5 drained windows start a search");
     }
 }
