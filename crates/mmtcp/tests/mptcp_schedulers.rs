@@ -1,6 +1,6 @@
 //! The BLEST and ECF schedulers end to end: over two paths of very different RTTs sharing a
 //! small connection window, each keeps the window on the fast path rather than let the slow
-//! path's data hold it.
+//! path's data hold it. MuSher end to end: every byte once over both paths, and only with two.
 
 mod common;
 use common::*;
@@ -104,4 +104,31 @@ fn test_blest_and_ecf_do_not_spill_a_full_fast_path_onto_the_slow_one() {
             "{scheduler} sent {slow} B on the slow path, lowest RTT first {minrtt_slow} B"
         );
     }
+}
+
+#[test]
+fn test_musher_delivers_every_byte_once_over_both_paths() {
+    let text = two_paths("musher", r#"rate = "100Mbps""#, r#"receive_buffer = "4MB""#);
+    let (time, _, slow) = outcome(&text, "musher");
+    let out = run_toml(&text);
+    let f = flow(&out);
+    assert_eq!(f["mptcp"]["duplicate_bytes"].as_u64(), Some(0), "nothing delivered twice");
+    let fast = f["subflows"][0]["bytes_delivered"].as_u64().unwrap();
+    assert_eq!(fast + slow, 5_000_000, "each byte carried once, completed in {time} s");
+    assert!(slow > 0 && fast > slow, "the ratio uses both paths: {fast} B fast, {slow} B slow");
+}
+
+#[test]
+fn test_musher_refuses_a_connection_without_exactly_two_subflows() {
+    let three = two_paths("musher", r#"rate = "100Mbps""#, r#"receive_buffer = "4MB""#).replace(
+        r#"subflows = [{ path = ["server", "r0", "ue"] }"#,
+        r#"subflows = [{ path = ["server", "r0", "ue"] }, { path = ["server", "r0", "ue"] }"#,
+    );
+    let options = mmtcp::api::RunOptions::default();
+    let Err(e) = mmtcp::api::run(&source(&three), &options, &mut |_| true) else {
+        panic!("three subflows ran")
+    };
+    let message = e.to_string();
+    assert!(message.contains("flow[0].transport.scheduler"), "{message}");
+    assert!(message.contains("musher needs exactly two subflows"), "{message}");
 }

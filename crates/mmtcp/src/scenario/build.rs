@@ -20,6 +20,7 @@ use crate::radio::{AnySinr, RadioContext};
 use crate::sim::{Duration, Rng, SimTime};
 use crate::topology::routing::{resolve_path, reversed, PathSearch};
 use crate::topology::{AnyDirection, LinkInfo, Topology};
+use crate::transport::mptcp::SchedulerKind;
 use crate::units::BufferLimit;
 use crate::world::{ChannelDriver, ConnectionSpec, DriverProcess, FlowSpec, World, WorldBuilder};
 use std::collections::HashMap;
@@ -286,6 +287,12 @@ fn resolve_mptcp(f: &mut FlowConfig) -> Result<(), (String, String)> {
                 "{} subflows; an MP-TCP flow has 1 to {MAX_SUBFLOWS}, e.g. subflows = [{{ path = [\"ue\", \"enb\"] }}]",
                 t.subflows.len()
             ),
+        ));
+    }
+    if t.scheduler == Some(SchedulerKind::Musher) && t.subflows.len() != 2 {
+        return Err((
+            "transport.scheduler".into(),
+            format!("musher needs exactly two subflows, and this flow has {}", t.subflows.len()),
         ));
     }
     t.scheduler.get_or_insert_default();

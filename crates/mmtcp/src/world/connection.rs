@@ -300,6 +300,7 @@ impl World {
                 mss: tx.mss(),
                 ssthresh: tx.ssthresh(),
                 unacked: tx.app_written() - tx.snd_una(),
+                acked: tx.snd_una(),
                 penalise: false,
             });
         }

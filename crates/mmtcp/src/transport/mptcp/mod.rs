@@ -14,6 +14,7 @@ pub mod data_receiver;
 pub mod data_sender;
 pub mod ecf;
 pub mod minrtt;
+pub mod musher;
 pub mod redundant;
 pub mod roundrobin;
 pub mod scheduler;

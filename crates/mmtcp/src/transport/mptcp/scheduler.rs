@@ -9,7 +9,7 @@
 //! Backup subflows (RFC 8684 §3.3.8) are used only when no usable non-backup subflow exists.
 //!
 //! The policies, a file each: [`super::minrtt`] (Linux v0.90's default), [`super::roundrobin`],
-//! [`super::redundant`], [`super::blest`], [`super::ecf`].
+//! [`super::redundant`], [`super::blest`], [`super::ecf`], [`super::musher`].
 
 use super::data_sender::{Chunk, DataSender};
 use super::minrtt::MinRtt;
@@ -28,6 +28,7 @@ pub enum SchedulerKind {
     Redundant,
     Blest,
     Ecf,
+    Musher,
 }
 
 impl SchedulerKind {
@@ -38,6 +39,7 @@ impl SchedulerKind {
             SchedulerKind::Redundant => "redundant",
             SchedulerKind::Blest => "blest",
             SchedulerKind::Ecf => "ecf",
+            SchedulerKind::Musher => "musher",
         }
     }
 }
@@ -63,6 +65,9 @@ pub struct SchedView {
     pub ssthresh: u64,
     /// Bytes handed to it and not yet acknowledged on it, sent or not (Linux write_seq − snd_una).
     pub unacked: u64,
+    /// Bytes acknowledged on it since it opened (its snd_una), for schedulers that measure
+    /// throughput.
+    pub acked: u64,
     /// Set by the scheduler: halve this subflow's window (the default scheduler's penalisation
     /// of a slow subflow that blocks the connection's window).
     pub penalise: bool,
@@ -87,6 +92,7 @@ impl SchedView {
             mss,
             ssthresh: u64::MAX,
             unacked: (cwnd_segments - room_segments) * seg,
+            acked: 0,
             penalise: false,
         }
     }
@@ -134,6 +140,7 @@ pub enum AnyScheduler {
     Redundant(Redundant),
     Blest(super::blest::Blest),
     Ecf(super::ecf::Ecf),
+    Musher(super::musher::Musher),
 }
 
 impl AnyScheduler {
@@ -144,6 +151,7 @@ impl AnyScheduler {
             SchedulerKind::Redundant => AnyScheduler::Redundant(Redundant::default()),
             SchedulerKind::Blest => AnyScheduler::Blest(super::blest::Blest::default()),
             SchedulerKind::Ecf => AnyScheduler::Ecf(super::ecf::Ecf::default()),
+            SchedulerKind::Musher => AnyScheduler::Musher(super::musher::Musher::default()),
         }
     }
 }
@@ -162,6 +170,7 @@ impl Scheduler for AnyScheduler {
             AnyScheduler::Redundant(s) => s.fill(now, subflows, data, out),
             AnyScheduler::Blest(s) => s.fill(now, subflows, data, out),
             AnyScheduler::Ecf(s) => s.fill(now, subflows, data, out),
+            AnyScheduler::Musher(s) => s.fill(now, subflows, data, out),
         }
     }
 
@@ -172,6 +181,7 @@ impl Scheduler for AnyScheduler {
             AnyScheduler::Redundant(s) => s.reinjects(),
             AnyScheduler::Blest(s) => s.reinjects(),
             AnyScheduler::Ecf(s) => s.reinjects(),
+            AnyScheduler::Musher(s) => s.reinjects(),
         }
     }
 }
