@@ -99,6 +99,8 @@ fn every_byte_of_every_flow_arrives_once_through_both_access_points() {
         assert!(u(&ap["forwarded_high"]) > 1000, "{ap}");
     }
     let ways = gw["ways"].as_array().unwrap();
+    assert_eq!(ways.iter().map(|w| w["link"].as_str().unwrap()).collect::<Vec<_>>(), ["a1", "a2"]);
+    assert_eq!(d["links"][1]["link"], "r2");
     let high: u64 = ways.iter().map(|w| u(&w["high"])).sum();
     assert_eq!(
         high + u(&gw["high_not_sent"]),
@@ -150,6 +152,7 @@ fn sprayed(policy: &str, r2: &str) -> String {
 
 fn way_counts(out: &Ran) -> (u64, u64) {
     let ways = &processor(out, "gw.spray")["ways"];
+    assert_eq!((&ways[0]["link"], &ways[1]["link"]), (&Value::from("a1"), &Value::from("a2")));
     (u(&ways[0]["sent"]), u(&ways[1]["sent"]))
 }
 

@@ -77,13 +77,15 @@ impl SprayConfig {
         if ways.len() < 2 {
             return Err(env.error("ways", "needs at least two links of this node to spray over"));
         }
-        Ok(Box::new(Spray::new(device, ways, self.policy)))
+        Ok(Box::new(Spray::new(device, ways, self.ways.clone(), self.policy)))
     }
 }
 
 pub struct Spray {
     device: NodeId,
     ways: Vec<DirId>,
+    /// The ways' link names (for the summary).
+    names: Vec<String>,
     policy: SprayPolicy,
     /// The way the next segment takes (round robin) or the first to try (ready).
     next: usize,
@@ -94,9 +96,9 @@ pub struct Spray {
 }
 
 impl Spray {
-    pub fn new(device: NodeId, ways: Vec<DirId>, policy: SprayPolicy) -> Spray {
+    pub fn new(device: NodeId, ways: Vec<DirId>, names: Vec<String>, policy: SprayPolicy) -> Spray {
         let n = ways.len();
-        Spray { device, ways, policy, next: 0, held: VecDeque::new(), sent: vec![0; n], most_held: 0 }
+        Spray { device, ways, names, policy, next: 0, held: VecDeque::new(), sent: vec![0; n], most_held: 0 }
     }
 
     fn send(&mut self, ctx: &mut ProcCtx, w: usize, pkt: PacketId) {
@@ -157,7 +159,7 @@ impl PacketProcessor for Spray {
 
     fn summary(&self) -> Value {
         let ways: Vec<Value> =
-            self.ways.iter().zip(&self.sent).map(|(d, s)| json!({"dir": d.0, "sent": s})).collect();
+            self.names.iter().zip(&self.sent).map(|(name, s)| json!({"link": name, "sent": s})).collect();
         json!({ "ways": ways, "most_held": self.most_held, "held": self.held.len() })
     }
 }

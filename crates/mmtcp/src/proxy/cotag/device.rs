@@ -67,6 +67,8 @@ struct DeviceStats {
 pub struct DeviceParams {
     /// The directions coded packets come by (one per access point).
     pub incoming: Vec<DirId>,
+    /// Their link names (for the summary).
+    pub link_names: Vec<String>,
     pub buffer: usize,
     pub store: Rc<RefCell<SourceStore>>,
 }
@@ -75,6 +77,7 @@ pub struct CotagDevice {
     buffer: usize,
     store: Rc<RefCell<SourceStore>>,
     links: LinkLabels,
+    link_names: Vec<String>,
     labels: VecDeque<LabelBuf>,
     /// Every label up to this one is decided.
     decided: u64,
@@ -91,6 +94,7 @@ impl CotagDevice {
             buffer: p.buffer,
             store: p.store,
             links: LinkLabels::new(&p.incoming),
+            link_names: p.link_names,
             labels: VecDeque::new(),
             decided: 0,
             held: 0,
@@ -235,8 +239,12 @@ impl PacketProcessor for CotagDevice {
 
     fn summary(&self) -> Value {
         let s = &self.stats;
-        let links: Vec<Value> =
-            self.links.largest().map(|(d, l)| json!({"dir": d.0, "largest_label": l})).collect();
+        let links: Vec<Value> = self
+            .links
+            .largest()
+            .zip(&self.link_names)
+            .map(|((_, l), name)| json!({"link": name, "largest_label": l}))
+            .collect();
         json!({
             "received_high": s.received_high,
             "received_low": s.received_low,

@@ -116,6 +116,8 @@ pub struct GatewayParams {
     pub period: Duration,
     pub redundancy: f64,
     pub ways: Vec<DirId>,
+    /// The ways' link names (for the summary).
+    pub way_names: Vec<String>,
     pub header_on_wire: bool,
     pub label_beacons: bool,
     pub rng: Rng,
@@ -354,8 +356,8 @@ impl PacketProcessor for CotagGateway {
         let ways: Vec<Value> = self
             .way_stats
             .iter()
-            .zip(&self.p.ways)
-            .map(|(s, d)| json!({"dir": d.0, "high": s.high, "low": s.low, "beacons": s.beacons}))
+            .zip(&self.p.way_names)
+            .map(|(s, name)| json!({"link": name, "high": s.high, "low": s.low, "beacons": s.beacons}))
             .collect();
         json!({
             "sources": self.stats.sources,

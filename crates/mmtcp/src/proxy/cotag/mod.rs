@@ -132,6 +132,11 @@ fn buffer(env: &ProcessorEnv, buffer: u64) -> Result<usize, InputError> {
     Ok(usize::try_from(buffer).unwrap_or(usize::MAX))
 }
 
+/// The name of the link direction `dir` belongs to (the summary names ways by their links).
+fn link_name(env: &ProcessorEnv, dir: DirId) -> String {
+    env.topology.links().iter().find(|l| l.dirs.contains(&dir)).map_or_else(String::new, |l| l.name.clone())
+}
+
 /// Whether direction `dir` belongs to a link with the radio stack (whose RLC buffer a processor
 /// cannot pace packet by packet; rate-driven `kind = "radio"` links are paced like wired ones).
 fn has_radio_stack(env: &ProcessorEnv, dir: DirId) -> bool {
@@ -200,6 +205,7 @@ impl CotagGatewayConfig {
             ));
         }
         Ok(Box::new(CotagGateway::new(GatewayParams {
+            way_names: ways.iter().map(|&d| link_name(env, d)).collect(),
             device,
             period: self.period.0,
             redundancy: self.redundancy,
@@ -244,6 +250,7 @@ impl CotagDeviceConfig {
             return Err(env.error("kind", "no neighbour of this node has a cotag_ap processor"));
         }
         Ok(Box::new(CotagDevice::new(DeviceParams {
+            link_names: incoming.iter().map(|&d| link_name(env, d)).collect(),
             incoming,
             buffer: buffer(env, self.buffer)?,
             store: store(env, env.node),

@@ -127,6 +127,7 @@ fn gateway(store: Rc<RefCell<SourceStore>>, redundancy: f64, label_beacons: bool
         period: Duration::from_millis(1),
         redundancy,
         ways: vec![WAY1, WAY2],
+        way_names: vec!["a1".into(), "a2".into()],
         header_on_wire: true,
         label_beacons,
         rng: Rng::for_component(1, "gw"),
@@ -348,6 +349,7 @@ impl Device {
         let store = Rc::new(RefCell::new(SourceStore::default()));
         let device = CotagDevice::new(DeviceParams {
             incoming: vec![AP1_DEVICE, AP2_DEVICE],
+            link_names: vec!["r1".into(), "r2".into()],
             buffer: 100,
             store: store.clone(),
         });
@@ -437,8 +439,12 @@ fn test_every_source_crosses_gateway_access_points_and_device_once_and_in_order(
             rng: Rng::for_component(1, "ap2"),
         }),
     ];
-    let mut device =
-        CotagDevice::new(DeviceParams { incoming: vec![AP1_DEVICE, AP2_DEVICE], buffer: 1000, store });
+    let mut device = CotagDevice::new(DeviceParams {
+        incoming: vec![AP1_DEVICE, AP2_DEVICE],
+        link_names: vec!["r1".into(), "r2".into()],
+        buffer: 1000,
+        store,
+    });
     let mut h = Harness::new();
     let mut loss = Rng::for_component(7, "loss");
     let mut sent = std::collections::HashSet::new();
