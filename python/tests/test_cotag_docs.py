@@ -19,5 +19,6 @@ def test_every_toml_snippet_of_the_page_is_in_a_scenario_that_runs() -> None:
 
 
 def test_the_page_names_the_scenarios_it_runs() -> None:
-    for name in ("scenarios/cotag-dual-ap.toml", "scenarios/spray-dual-ap.toml"):
+    for name in ("cotag-dual-ap.toml", "spray-dual-ap.toml", "mptcp-dual-ap.toml"):
+        name = f"scenarios/{name}"
         assert f".venv/bin/mmtcp run {name}" in DOC
