@@ -64,6 +64,34 @@ impl ProcessorEnv<'_> {
         self.processor_kinds.get(node.0 as usize).is_some_and(|kinds| kinds.contains(&kind))
     }
 
+    /// Whether direction `dir` belongs to a link with the radio stack (whose RLC buffer a
+    /// processor cannot feed packet by packet; rate-driven `kind = "radio"` links can be).
+    pub fn has_radio_stack(&self, dir: DirId) -> bool {
+        let name = &self.topology.link_of(dir).name;
+        self.radio_links.iter().any(|r| &r.name == name)
+    }
+
+    /// The interfaces of this node on the links `names` (the processor's `key` list), each a
+    /// wired or rate-driven link, none twice.
+    pub fn feedable_interfaces(&self, key: &str, names: &[String]) -> Result<Vec<DirId>, InputError> {
+        let interfaces = self.topology.interfaces(self.node);
+        let mut dirs = Vec::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
+            let key = format!("{key}[{i}]");
+            let dir = interfaces.iter().copied().find(|&d| &self.topology.link_of(d).name == name);
+            let dir =
+                dir.ok_or_else(|| self.error(&key, format!("\"{name}\" is not a link of this node")))?;
+            if self.has_radio_stack(dir) {
+                return Err(self.error(&key, format!("\"{name}\" has the radio stack; only wired or rate-driven links can be fed packet by packet")));
+            }
+            if dirs.contains(&dir) {
+                return Err(self.error(&key, format!("\"{name}\" is listed twice")));
+            }
+            dirs.push(dir);
+        }
+        Ok(dirs)
+    }
+
     /// An input error at `<field>.<key>`.
     pub fn error(&self, key: &str, message: impl Into<String>) -> InputError {
         InputError::new(self.file, format!("{}.{key}", self.field), message)

@@ -56,24 +56,7 @@ impl SprayConfig {
         let device = t
             .node(&self.device)
             .ok_or_else(|| env.error("device", format!("no node named \"{}\"", self.device)))?;
-        let interfaces = t.interfaces(env.node);
-        let mut ways = Vec::new();
-        for (i, name) in self.ways.iter().enumerate() {
-            let key = format!("ways[{i}]");
-            let link = t.links().iter().find(|l| &l.name == name);
-            let dir = link.and_then(|l| l.dirs.iter().copied().find(|d| interfaces.contains(d)));
-            let dir = dir.ok_or_else(|| env.error(&key, format!("\"{name}\" is not a link of this node")))?;
-            if env.radio_links.iter().any(|r| &r.name == name) {
-                return Err(env.error(
-                    &key,
-                    format!("\"{name}\" has the radio stack; spraying feeds wired or rate-driven links"),
-                ));
-            }
-            if ways.contains(&dir) {
-                return Err(env.error(&key, format!("\"{name}\" is listed twice")));
-            }
-            ways.push(dir);
-        }
+        let ways = env.feedable_interfaces("ways", &self.ways)?;
         if ways.len() < 2 {
             return Err(env.error("ways", "needs at least two links of this node to spray over"));
         }

@@ -724,11 +724,7 @@ fn build_processors(
                 if let Some(other) =
                     slots.iter().find(|s: &&ProcessorSlot| s.processor.paces().contains(&dir))
                 {
-                    let link = topology
-                        .links()
-                        .iter()
-                        .find(|l| l.dirs.contains(&dir))
-                        .map_or("?", |l| l.name.as_str());
+                    let link = &topology.link_of(dir).name;
                     return Err(env.error(
                         "kind",
                         format!("link \"{link}\" is already fed by {}; one processor per link", other.name),

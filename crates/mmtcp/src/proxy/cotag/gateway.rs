@@ -47,7 +47,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Size of a beacon on the wire: an IPv4 header and the COTAG header without coefficients.
-const BEACON_BYTES: u16 = 20 + 7;
+const BEACON_BYTES: u16 = 20 + header::wire_bytes(0) as u16;
 
 /// One flow's packets in a cohort.
 struct Generation {

@@ -41,8 +41,8 @@ pub struct CodedHeader {
 /// Bytes the header adds to a packet on the wire: a 4-byte label (wrapping in a real network,
 /// where only neighbouring labels are compared), a byte of priority, 2 bytes of source count and
 /// the n coefficients.
-pub fn wire_bytes(sources: u16) -> u32 {
-    7 + u32::from(sources)
+pub const fn wire_bytes(sources: u16) -> u32 {
+    7 + sources as u32
 }
 
 /// Writes `header` and `coefficients` (`header.sources` of them) as `pkt`'s side data.

@@ -132,29 +132,15 @@ fn buffer(env: &ProcessorEnv, buffer: u64) -> Result<usize, InputError> {
     Ok(usize::try_from(buffer).unwrap_or(usize::MAX))
 }
 
-/// The name of the link direction `dir` belongs to (the summary names ways by their links).
-fn link_name(env: &ProcessorEnv, dir: DirId) -> String {
-    env.topology.links().iter().find(|l| l.dirs.contains(&dir)).map_or_else(String::new, |l| l.name.clone())
-}
-
-/// Whether direction `dir` belongs to a link with the radio stack (whose RLC buffer a processor
-/// cannot pace packet by packet; rate-driven `kind = "radio"` links are paced like wired ones).
-fn has_radio_stack(env: &ProcessorEnv, dir: DirId) -> bool {
-    let link = env.topology.links().iter().find(|l| l.dirs.contains(&dir));
-    link.is_some_and(|l| env.radio_links.iter().any(|r| r.name == l.name))
-}
-
 /// The directions into `node` from its neighbours that carry a processor of `kind`.
 fn incoming_from(env: &ProcessorEnv, node: NodeId, kind: &str) -> Vec<DirId> {
     let t = env.topology;
-    let reverse = |d: DirId| {
-        t.links().iter().find(|l| l.dirs.contains(&d)).map(|l| l.dirs[usize::from(l.dirs[0] == d)])
-    };
-    t.interfaces(node)
-        .iter()
-        .filter(|&&d| env.has_processor(t.to(d), kind))
-        .filter_map(|&d| reverse(d))
-        .collect()
+    t.interfaces(node).iter().filter(|&&d| env.has_processor(t.to(d), kind)).map(|&d| t.reverse(d)).collect()
+}
+
+/// The names of the links of `dirs` (the summaries name ways and links by them).
+fn link_names(env: &ProcessorEnv, dirs: &[DirId]) -> Vec<String> {
+    dirs.iter().map(|&d| env.topology.link_of(d).name.clone()).collect()
 }
 
 impl CotagGatewayConfig {
@@ -169,27 +155,33 @@ impl CotagGatewayConfig {
             );
         }
         let t = env.topology;
-        let interfaces = t.interfaces(env.node);
         let ways: Vec<DirId> = match &self.ways {
-            None => interfaces.iter().copied().filter(|&d| env.has_processor(t.to(d), "cotag_ap")).collect(),
+            None => {
+                let ways: Vec<DirId> = t
+                    .interfaces(env.node)
+                    .iter()
+                    .copied()
+                    .filter(|&d| env.has_processor(t.to(d), "cotag_ap"))
+                    .collect();
+                if let Some(&radio) = ways.iter().find(|&&d| env.has_radio_stack(d)) {
+                    let far = t.node_name(t.to(radio));
+                    return Err(env.error(
+                        "ways",
+                        format!(
+                            "the link to \"{far}\" has the radio stack; COTAG's gateway feeds wired links"
+                        ),
+                    ));
+                }
+                ways
+            }
             Some(names) => {
-                let mut ways = Vec::new();
-                for (i, name) in names.iter().enumerate() {
-                    let key = format!("ways[{i}]");
-                    let link = t.links().iter().find(|l| &l.name == name);
-                    let dir = link.and_then(|l| l.dirs.iter().copied().find(|d| interfaces.contains(d)));
-                    let dir =
-                        dir.ok_or_else(|| env.error(&key, format!("\"{name}\" is not a link of this node")))?;
-                    if !env.has_processor(t.to(dir), "cotag_ap") {
-                        let far = t.node_name(t.to(dir));
-                        return Err(
-                            env.error(&key, format!("node \"{far}\" at its end has no cotag_ap processor"))
-                        );
-                    }
-                    if ways.contains(&dir) {
-                        return Err(env.error(&key, format!("\"{name}\" is listed twice")));
-                    }
-                    ways.push(dir);
+                let ways = env.feedable_interfaces("ways", names)?;
+                if let Some(i) = ways.iter().position(|&d| !env.has_processor(t.to(d), "cotag_ap")) {
+                    let far = t.node_name(t.to(ways[i]));
+                    return Err(env.error(
+                        &format!("ways[{i}]"),
+                        format!("node \"{far}\" at its end has no cotag_ap processor"),
+                    ));
                 }
                 ways
             }
@@ -197,15 +189,8 @@ impl CotagGatewayConfig {
         if ways.is_empty() {
             return Err(env.error("ways", "no link of this node leads to a node with a cotag_ap processor"));
         }
-        if let Some(&radio) = ways.iter().find(|&&d| has_radio_stack(env, d)) {
-            let far = t.node_name(t.to(radio));
-            return Err(env.error(
-                "ways",
-                format!("the link to \"{far}\" has the radio stack; COTAG's gateway feeds wired links"),
-            ));
-        }
         Ok(Box::new(CotagGateway::new(GatewayParams {
-            way_names: ways.iter().map(|&d| link_name(env, d)).collect(),
+            way_names: link_names(env, &ways),
             device,
             period: self.period.0,
             redundancy: self.redundancy,
@@ -227,7 +212,7 @@ impl CotagApConfig {
                 env.error("device", format!("\"{}\" is not one link away from this node", self.device))
             );
         };
-        if has_radio_stack(env, to_device) {
+        if env.has_radio_stack(to_device) {
             return Err(env.error("device", "the link to the device has the radio stack; COTAG's access point feeds wired (rate-driven) links"));
         }
         let incoming = incoming_from(env, env.node, "cotag_gateway");
@@ -250,7 +235,7 @@ impl CotagDeviceConfig {
             return Err(env.error("kind", "no neighbour of this node has a cotag_ap processor"));
         }
         Ok(Box::new(CotagDevice::new(DeviceParams {
-            link_names: incoming.iter().map(|&d| link_name(env, d)).collect(),
+            link_names: link_names(env, &incoming),
             incoming,
             buffer: buffer(env, self.buffer)?,
             store: store(env, env.node),
