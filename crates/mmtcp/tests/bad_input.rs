@@ -562,6 +562,9 @@ fn cotag_processors_check_each_other_and_their_keys() {
     assert_eq!(e.field, "node[1].processors[0].redundancy");
     let e = check(&dual(r#"[{ kind = "cotag_gateway", device = "d", period = "0s" }]"#, ap, d));
     assert_eq!(e.field, "node[1].processors[0].period");
+    let e = check(&dual(r#"[{ kind = "cotag_gateway", device = "d", split = "even" }]"#, ap, d));
+    assert_eq!(e.field, "node[1].processors[0].split");
+    assert!(e.message.contains("rate") && e.message.contains("pull"), "{e}");
     let e = check(&dual(gw, r#"[{ kind = "cotag_ap", device = "server" }]"#, d));
     assert!(e.field.ends_with(".device") && e.message.contains("cotag_device"), "{e}");
     let e = check(&dual(gw, r#"[{ kind = "cotag_ap", device = "d", buffer = 0 }]"#, d));

@@ -17,8 +17,12 @@
 //!    gateway sends cohort k only until (k+1)T either way).
 //!
 //! The gateway feeds its ways to the access points itself ([`PacketProcessor::paces`]): each time
-//! a way finishes a packet it takes the next one, so the split between the ways follows their
-//! rates — a work-conserving "scheduling policy" (§4.3 leaves the policy open; ours). Each coded
+//! a way finishes a packet it takes the next one. §4.3 leaves the "scheduling policy" open; two,
+//! both ours ([`Split`]): `pull` lets the split follow the rates of the gateway's own links;
+//! `rate` (default) caps each way at its share of the cohort's packets (`redundancy`·n_k), in
+//! proportion to the rate its access point's link to the device has at kT (largest remainders).
+//! With fast wired ways `pull` splits evenly, and an access point on a slow link gets more high
+//! priority packets than it can forward in its period. Each coded
 //! packet is as large as the largest source of its generation, plus the COTAG header
 //! ([`header::wire_bytes`]) when `header_on_wire` is on.
 //!
@@ -37,6 +41,7 @@
 
 use super::header::{self, CodedHeader, Priority};
 use super::source_store::{FlowSources, SourceStore};
+use super::Split;
 use crate::coding::encoder::draw_coefficients;
 use crate::ids::{DirId, FlowId, NodeId, PacketId};
 use crate::net::{Packet, Side};
@@ -86,6 +91,9 @@ struct Sending {
     limit: usize,
     /// Per way, whether it carried a packet of the cohort.
     carried: Vec<bool>,
+    /// Per way, packets of the cohort sent, and the most it may send.
+    sent: Vec<usize>,
+    quota: Vec<usize>,
 }
 
 impl Sending {
@@ -120,6 +128,9 @@ pub struct GatewayParams {
     pub way_names: Vec<String>,
     pub header_on_wire: bool,
     pub label_beacons: bool,
+    pub split: Split,
+    /// Per way, its access point's direction to the device.
+    pub access: Vec<DirId>,
     pub rng: Rng,
     pub store: Rc<RefCell<SourceStore>>,
 }
@@ -219,6 +230,8 @@ impl CotagGateway {
                     low_sent: 0,
                     limit,
                     carried: vec![false; self.p.ways.len()],
+                    sent: vec![0; self.p.ways.len()],
+                    quota: self.quotas(ctx, limit),
                 });
             } else {
                 self.stats.high_not_sent += n as u64;
@@ -226,6 +239,35 @@ impl CotagGateway {
         }
         self.arm(ctx);
         passed
+    }
+
+    /// Per way, the most packets of a cohort of `limit` packets it may send.
+    fn quotas(&self, ctx: &ProcCtx, limit: usize) -> Vec<usize> {
+        let ways = self.p.ways.len();
+        let rates: Vec<u64> = match self.p.split {
+            Split::Pull => return vec![limit; ways],
+            Split::Rate => self.p.access.iter().map(|&d| ctx.dirs[d.0 as usize].rate_bps()).collect(),
+        };
+        let total: u128 = rates.iter().map(|&r| u128::from(r)).sum();
+        if total == 0 {
+            return vec![limit; ways];
+        }
+        // Largest remainders, ties to the lower way index: the shares add up to `limit`.
+        let exact: Vec<(usize, u128)> = rates
+            .iter()
+            .map(|&r| {
+                let x = limit as u128 * u128::from(r);
+                ((x / total) as usize, x % total)
+            })
+            .collect();
+        let mut quota: Vec<usize> = exact.iter().map(|&(q, _)| q).collect();
+        let mut order: Vec<usize> = (0..ways).collect();
+        order.sort_by(|&a, &b| exact[b].1.cmp(&exact[a].1).then(a.cmp(&b)));
+        let short = limit - quota.iter().sum::<usize>();
+        for &w in order.iter().take(short) {
+            quota[w] += 1;
+        }
+        quota
     }
 
     /// Gives every way with nothing queued its next packet, starting with a different way each
@@ -270,7 +312,7 @@ impl CotagGateway {
     /// Sends the next packet of the cohort in its interval on way `w`, if any is due.
     fn feed(&mut self, ctx: &mut ProcCtx, w: usize) {
         let Some(s) = self.sending.as_mut() else { return };
-        if ctx.now >= s.end {
+        if ctx.now >= s.end || s.sent[w] >= s.quota[w] {
             return;
         }
         let (gen, priority) = if s.high_sent < s.size() {
@@ -295,6 +337,7 @@ impl CotagGateway {
             _ => self.way_stats[w].low += 1,
         }
         s.carried[w] = true;
+        s.sent[w] += 1;
         ctx.send_via(pkt, self.p.ways[w]);
     }
 

@@ -61,6 +61,22 @@ pub struct CotagGatewayConfig {
     pub header_on_wire: bool,
     /// Header-only packets that carry the labels past the end of a burst (default true; ours).
     pub label_beacons: bool,
+    /// How each cohort's packets are split over the ways (default `"rate"`; ours).
+    pub split: Split,
+}
+
+/// The gateway's "scheduling policy" over its ways (seed 000 §4.3 leaves it open; both ours).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// Each way takes the gateway's next packet when it finishes one: the split follows the rates
+    /// of the gateway's own links.
+    Pull,
+    /// Each way takes at most its share of the cohort, in proportion to the current rate of its
+    /// access point's link to the device at the cohort's start (the access points report their
+    /// rate at no delay and no cost: an idealisation); within its share it pulls as `pull` does.
+    #[default]
+    Rate,
 }
 
 impl Default for CotagGatewayConfig {
@@ -72,6 +88,7 @@ impl Default for CotagGatewayConfig {
             ways: None,
             header_on_wire: true,
             label_beacons: true,
+            split: Split::default(),
         }
     }
 }
@@ -189,8 +206,21 @@ impl CotagGatewayConfig {
         if ways.is_empty() {
             return Err(env.error("ways", "no link of this node leads to a node with a cotag_ap processor"));
         }
+        let mut access = Vec::with_capacity(ways.len());
+        for (i, &way) in ways.iter().enumerate() {
+            let ap = t.to(way);
+            let Some(&d) = t.interfaces(ap).iter().find(|&&d| t.to(d) == device) else {
+                return Err(env.error(
+                    &format!("ways[{i}]"),
+                    format!("node \"{}\" at its end is not one link away from the device", t.node_name(ap)),
+                ));
+            };
+            access.push(d);
+        }
         Ok(Box::new(CotagGateway::new(GatewayParams {
             way_names: link_names(env, &ways),
+            access,
+            split: self.split,
             device,
             period: self.period.0,
             redundancy: self.redundancy,

@@ -9,6 +9,7 @@ use super::device::{CotagDevice, DeviceParams};
 use super::gateway::{CotagGateway, GatewayParams};
 use super::header::{self, CodedHeader, Priority};
 use super::source_store::{FlowSources, SourceStore};
+use super::Split;
 use crate::coding::decoder::RankDecoder;
 use crate::ids::{DirId, FlowId, NodeId, PacketId};
 use crate::net::link::{Direction, Impairments};
@@ -35,11 +36,15 @@ fn ms(x: f64) -> SimTime {
 }
 
 fn wired(id: u32, from: u32, to: u32) -> AnyDirection {
+    wired_at(id, from, to, 0)
+}
+
+fn wired_at(id: u32, from: u32, to: u32, rate_bps: u64) -> AnyDirection {
     AnyDirection::Wired(Direction::new(
         DirId(id),
         NodeId(from),
         NodeId(to),
-        0,
+        rate_bps,
         Duration::from_millis(1),
         BufferLimit::Packets(1000),
         Impairments::default(),
@@ -130,6 +135,8 @@ fn gateway(store: Rc<RefCell<SourceStore>>, redundancy: f64, label_beacons: bool
         way_names: vec!["a1".into(), "a2".into()],
         header_on_wire: true,
         label_beacons,
+        split: Split::Rate,
+        access: vec![AP1_DEVICE, AP2_DEVICE],
         rng: Rng::for_component(1, "gw"),
         store,
     })
@@ -183,6 +190,35 @@ fn test_gateway_holds_a_cohort_until_its_boundary_then_codes_it_per_flow_in_arri
             ]
         )
     );
+}
+
+#[test]
+fn test_gateway_rate_split_gives_each_way_its_access_links_share_of_the_cohort() {
+    let store = Rc::new(RefCell::new(SourceStore::default()));
+    let mut gw = gateway(store, 1.5, false);
+    let mut h = Harness::new();
+    // AP1's link to the device carries 1 Gbit/s, AP2's 3 Gbit/s.
+    h.dirs[2] = wired_at(2, 2, 4, 1_000_000_000);
+    h.dirs[3] = wired_at(3, 3, 4, 3_000_000_000);
+    h.now = ms(0.5);
+    for seq in 0..8 {
+        let pkt = h.data(0, seq);
+        h.call(1, Some(CORE), |ctx| gw.on_packet(ctx, pkt));
+    }
+    h.now = ms(1.0);
+    h.call(1, None, |ctx| gw.on_timer(ctx, 0));
+    // Both ways ask for packets as fast as they can: 20 asks each, far more than the cohort.
+    for _ in 0..20 {
+        h.call(1, None, |ctx| gw.on_ready(ctx, WAY1));
+        h.call(1, None, |ctx| gw.on_ready(ctx, WAY2));
+    }
+    let out = h.take_out();
+    // 8 sources, limit ⌊1.5·8⌋ = 12, split 1 : 3 → 3 on way 1 and 9 on way 2.
+    let on = |w| out.iter().filter(|(_, _, via)| *via == Some(w)).count();
+    assert_eq!((on(WAY1), on(WAY2)), (3, 9));
+    let high = out.iter().filter(|(hd, _, _)| hd.priority == Priority::High).count();
+    assert_eq!(high, 8, "every source goes out once at high priority first");
+    assert_eq!(gw.summary()["ways"][0]["high"], 3, "way 1 alternated with way 2 until its share ran out");
 }
 
 #[test]
