@@ -14,6 +14,7 @@
 //! a `serde_json::Value` tree of it would take twenty times the text's memory.
 
 use crate::ids::{DirId, NodeId};
+use crate::metrics::burst::BurstSummary;
 use crate::metrics::LogHistogram;
 use crate::net::Side;
 use crate::radio::direction::RadioDirection;
@@ -49,6 +50,7 @@ pub fn summary_json(
         flows: flows(world, &loaded.scenario, end),
         links: links(world, end),
         processors: processors(world),
+        burst: world.burst(),
         scenario: &loaded.scenario,
     };
     serde_json::to_string(&summary).expect("a summary always serialises")
@@ -69,6 +71,8 @@ struct Summary<'a> {
     flows: Vec<FlowSummary<'a>>,
     links: Vec<LinkSummary<'a>>,
     processors: Vec<ProcessorSummary<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    burst: Option<BurstSummary>,
     scenario: &'a Scenario,
 }
 

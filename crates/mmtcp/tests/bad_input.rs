@@ -590,3 +590,22 @@ fn spray_needs_a_device_and_two_links_of_its_node() {
     assert_eq!(e.field, "node[1].processors[1].kind");
     assert!(e.message.contains("already fed by gw.spray"), "{e}");
 }
+
+#[test]
+fn burst_window_keys() {
+    let with = |burst: &str| check(&format!("[metrics]\ninterval = \"10ms\"\nburst = {burst}\n{BASE}"));
+    let e = with(r#"{ start = "15ms", length = "1s" }"#);
+    assert!(e.field == "metrics.burst.start" && e.message.contains("multiple of metrics.interval"), "{e}");
+    let e = with(r#"{ length = "0s" }"#);
+    assert_eq!(e.field, "metrics.burst.length");
+    let e = with(r#"{ start = "9s", length = "2s" }"#);
+    assert!(e.field == "metrics.burst.length" && e.message.contains("ends after the run"), "{e}");
+    let e = with(r#"{ length = "1s", flows = ["nope"] }"#);
+    assert!(e.field == "metrics.burst.flows" && e.message.contains("\"nope\""), "{e}");
+    let e = with(r#"{ length = "1s", flows = [] }"#);
+    assert_eq!(e.field, "metrics.burst.flows");
+    let e = with(r#"{ length = "1s", target = "0B" }"#);
+    assert_eq!(e.field, "metrics.burst.target");
+    let e = with(r#"{ start = "1s" }"#);
+    assert!(e.field.starts_with("metrics") && e.message.contains("length"), "{e}");
+}

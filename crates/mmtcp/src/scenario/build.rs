@@ -2,13 +2,14 @@
 //! checked (each failure one `InputError` naming the field), then components wired up.
 
 use super::schema::{
-    DirectionConfig, FlowConfig, LinkKind, Scenario, TransportKind, DEFAULT_BUFFER, MAX_SUBFLOWS,
+    BurstConfig, DirectionConfig, FlowConfig, LinkKind, Scenario, TransportKind, DEFAULT_BUFFER, MAX_SUBFLOWS,
 };
 use crate::app::App;
 use crate::channel::markov_pair::{MarkovPair, MarkovPairConfig};
 use crate::channel::{AnyChannel, ChannelConfig};
 use crate::error::{InputContext, InputError};
 use crate::ids::{DirId, FlowId, NodeId};
+use crate::metrics::burst::BurstSpec;
 use crate::net::link::{Direction, Impairments};
 use crate::proxy::env::{FlowInfo, ProcessorEnv, RadioLinkInfo, SharedState};
 use crate::proxy::ProcessorSlot;
@@ -233,6 +234,9 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
                 ));
             }
         }
+    }
+    if let Some(b) = &s.metrics.burst {
+        check_burst(b, s, &flow_names).map_err(|(k, m)| err(format!("metrics.burst.{k}"), m))?;
     }
     if let Some(i) = s.flows.iter().position(|f| f.transport.kind == TransportKind::Mptcp) {
         if let Some(n) = s.nodes.iter().position(|n| !n.processors.is_empty()) {
@@ -491,6 +495,16 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 world.add_connection(connection, subflows);
             }
         }
+    }
+    if let Some(b) = &s.metrics.burst {
+        let entries = match &b.flows {
+            None => (0..s.flows.len()).collect(),
+            Some(names) => {
+                names.iter().map(|n| s.flows.iter().position(|f| &f.name == n).expect("checked")).collect()
+            }
+        };
+        let start = SimTime::ZERO + b.start.0;
+        world.burst(BurstSpec { start, end: start + b.length.0, target: b.target.map(|t| t.0) }, entries);
     }
     for slot in build_processors(s, (file, seed), world.topology(), world.dirs(), &node_ids)? {
         world.add_processor(slot);
@@ -797,6 +811,46 @@ fn join_pair(
             members[m] = true;
             pairs.push(PairGroup { config: pair.clone(), field, targets: tagged.collect(), members });
         }
+    }
+    Ok(())
+}
+
+/// `[metrics.burst]`'s keys: a window on the time series' rows inside the run, known flows.
+fn check_burst(
+    b: &BurstConfig,
+    s: &Scenario,
+    flow_names: &HashMap<String, usize>,
+) -> Result<(), (&'static str, String)> {
+    let interval = s.metrics.interval.0;
+    let on_rows = |t: Duration| t.as_picos() % interval.as_picos() == 0;
+    if !on_rows(b.start.0) {
+        return Err((
+            "start",
+            format!("{} is not a multiple of metrics.interval ({})", b.start, s.metrics.interval),
+        ));
+    }
+    if b.length.0 == Duration::ZERO || !on_rows(b.length.0) {
+        return Err((
+            "length",
+            format!(
+                "{} is not allowed; must be a positive multiple of metrics.interval ({})",
+                b.length, s.metrics.interval
+            ),
+        ));
+    }
+    if b.start.0 + b.length.0 > s.simulation.duration.0 {
+        return Err(("length", format!("the window ends after the run ({})", s.simulation.duration)));
+    }
+    if let Some(names) = &b.flows {
+        if names.is_empty() {
+            return Err(("flows", "must name at least one flow (leave it out for every flow)".into()));
+        }
+        if let Some(n) = names.iter().find(|&n| !flow_names.contains_key(n)) {
+            return Err(("flows", format!("no flow named \"{n}\"")));
+        }
+    }
+    if b.target.is_some_and(|t| t.0 == 0) {
+        return Err(("target", "must be greater than 0B".into()));
     }
     Ok(())
 }

@@ -76,6 +76,27 @@ pub struct MetricsConfig {
     /// Most memory the time series may take (8 bytes per value, reserved when the run starts):
     /// a scenario that would need more is refused before it runs.
     pub series_memory: Bytes,
+    /// A burst window whose delivery the summary reports (`[metrics.burst]`; none by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst: Option<BurstConfig>,
+}
+
+/// `[metrics.burst]`: what a set of flows delivered together in a window of the run
+/// (`crate::metrics::burst`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BurstConfig {
+    /// When the window starts (a multiple of `metrics.interval`; default 0).
+    #[serde(default)]
+    pub start: Time,
+    /// How long it lasts (a multiple of `metrics.interval`).
+    pub length: Time,
+    /// The flows counted, by name (default: every flow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<Vec<String>>,
+    /// Bytes whose delivery time from `start` is reported (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Bytes>,
 }
 
 /// `metrics.series_memory`'s default: a run's columns are reserved up front, so this bounds the
@@ -84,7 +105,11 @@ pub const DEFAULT_SERIES_MEMORY: Bytes = Bytes(1 << 30);
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { interval: Time(Duration::from_millis(10)), series_memory: DEFAULT_SERIES_MEMORY }
+        MetricsConfig {
+            interval: Time(Duration::from_millis(10)),
+            series_memory: DEFAULT_SERIES_MEMORY,
+            burst: None,
+        }
     }
 }
 

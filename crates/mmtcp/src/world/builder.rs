@@ -5,6 +5,7 @@
 use super::{ChannelDriver, Connection, ConnectionSpec, Entry, Flow, FlowSpec, SubflowOf, World};
 use crate::event::{Event, RadioEvent};
 use crate::ids::{DirId, FlowId, RouteId};
+use crate::metrics::burst::{BurstMeter, BurstSpec};
 use crate::metrics::TimeSeries;
 use crate::net::PacketArena;
 use crate::proxy::ProcessorSlot;
@@ -30,6 +31,8 @@ pub struct WorldBuilder {
     stop_time: SimTime,
     max_events: u64,
     interval: Duration,
+    /// The burst window's meter and the entries (scenario flows) it counts.
+    burst: Option<(BurstMeter, Vec<usize>)>,
 }
 
 impl WorldBuilder {
@@ -49,6 +52,7 @@ impl WorldBuilder {
             connections: Vec::new(),
             entries: Vec::new(),
             processors: Vec::new(),
+            burst: None,
             stop_time,
             max_events: 0,
             interval,
@@ -66,6 +70,12 @@ impl WorldBuilder {
     /// Stops the run after `n` events (0: no limit).
     pub fn max_events(&mut self, n: u64) {
         self.max_events = n;
+    }
+
+    /// Meters what the scenario flows `entries` (indices in the order flows were added) deliver
+    /// together in `spec`'s window; its start and end are sampling times.
+    pub fn burst(&mut self, spec: BurstSpec, entries: Vec<usize>) {
+        self.burst = Some((BurstMeter::new(spec, self.interval), entries));
     }
 
     pub fn add_channel(&mut self, driver: ChannelDriver) {
@@ -124,6 +134,10 @@ impl WorldBuilder {
         let n_dirs = self.dirs.len();
         let series = TimeSeries::new(self.series_columns(), self.series_rows());
         let chains = vec![Vec::new(); self.topology.nodes()];
+        let burst = self.burst.map(|(meter, entries)| {
+            let entries = entries.iter().map(|&e| self.entries[e]).collect();
+            (meter, entries)
+        });
         let mut world = World {
             queue: EventQueue::with_capacity(1024),
             packets: PacketArena::with_capacity(4096),
@@ -153,6 +167,7 @@ impl WorldBuilder {
             proc_timers: Vec::with_capacity(8),
             proc_controls: Vec::with_capacity(8),
             run_queued: Vec::with_capacity(4),
+            burst,
         };
         for slot in self.processors {
             world.register_processor(slot);

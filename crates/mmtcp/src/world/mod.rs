@@ -29,6 +29,7 @@ pub use flow::{Flow, FlowSpec, SubflowOf};
 
 use crate::event::{Event, RadioEvent, TcpTimer};
 use crate::ids::{DirId, NodeId, PacketId};
+use crate::metrics::burst::{BurstMeter, BurstSummary};
 use crate::metrics::TimeSeries;
 use crate::net::PacketArena;
 use crate::proxy::{Control, Emit, ProcessorSlot};
@@ -105,6 +106,8 @@ pub struct World {
     proc_controls: Vec<Control>,
     /// While a run of packets sent "first" is admitted: per next hop, how many are queued.
     run_queued: Vec<(DirId, usize)>,
+    /// `[metrics.burst]`: the meter and the scenario flows it counts.
+    burst: Option<(BurstMeter, Vec<Entry>)>,
 }
 
 impl World {
@@ -255,6 +258,19 @@ impl World {
 
     pub fn processors(&self) -> &[ProcessorSlot] {
         &self.processors
+    }
+
+    /// `[metrics.burst]`'s results so far (`None` without one).
+    pub fn burst(&self) -> Option<BurstSummary> {
+        self.burst.as_ref().map(|(meter, _)| meter.summary())
+    }
+
+    /// Bytes a scenario flow has delivered in order to its receiving application.
+    fn delivered(&self, entry: Entry) -> u64 {
+        match entry {
+            Entry::Tcp(f) => self.flows[f].receiver.stats.bytes_delivered,
+            Entry::Mptcp(c) => self.connections[c].data_rx.stats.bytes_delivered,
+        }
     }
 
     /// The time series recorded so far (the world keeps an empty one).

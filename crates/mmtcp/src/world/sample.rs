@@ -57,6 +57,11 @@ impl World {
         for p in &mut self.processors {
             p.processor.sample(&mut row);
         }
+        if let Some((mut meter, entries)) = self.burst.take() {
+            let total = entries.iter().map(|&e| self.delivered(e)).sum();
+            meter.observe(now, total);
+            self.burst = Some((meter, entries));
+        }
         self.series.push_row(row.iter().copied());
         self.row = row;
         let next = now + self.interval;
