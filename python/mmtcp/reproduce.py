@@ -43,7 +43,7 @@ from mmtcp.sweep_spec import SweepSpec, apply_table, read_toml, spec_from_table
 
 EXPERIMENT_FILE = "experiment.toml"
 EXPERIMENT_KEYS = ("name", "title", "claim", "paper", "table", "sweep", "quick", "claims")
-QUICK_KEYS = ("seeds", "grid", "point", "set", "metrics")
+QUICK_KEYS = ("seeds", "grid", "point", "set", "metrics", "variants")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The repository's root, if this package runs from a checkout (python/mmtcp/ in it)."""
 

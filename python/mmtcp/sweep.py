@@ -215,7 +215,7 @@ def run_spec(
         return {
             "source": source,
             "seed": seed,
-            "overrides": fixed + override_pairs(point.overrides),
+            "overrides": fixed + override_pairs(spec.applied(point.overrides)),
         }
 
     def finished(task: tuple[Point, int], ok: bool, text: str) -> None:

@@ -27,7 +27,8 @@ def build_manifest(spec: SweepSpec, points: list[Point], metrics: list[str]) -> 
         scenario_text = Path(spec.scenario).read_bytes()
         scenario_name = spec.scenario
     point_overrides = [
-        {"id": p.id, "overrides": override_pairs({**spec.fixed, **p.overrides})} for p in points
+        {"id": p.id, "overrides": override_pairs({**spec.fixed, **spec.applied(p.overrides)})}
+        for p in points
     ]
     overrides_hash = _sha256(json.dumps(point_overrides).encode())
     scenario_hash = _sha256(scenario_text)
@@ -113,7 +114,7 @@ def save_run(spec: SweepSpec, runs_dir: Path, point: Point, seed: int, ok: bool,
 def _command_line(spec: SweepSpec, point: Point, seed: int) -> str:
     scenario = spec.scenario if isinstance(spec.scenario, str) else "<dict scenario>"
     parts = ["mmtcp", "run", scenario, "--seed", str(seed)]
-    for path, value in override_pairs({**spec.fixed, **point.overrides}):
+    for path, value in override_pairs({**spec.fixed, **spec.applied(point.overrides)}):
         parts += ["--set", f"{path}={value}"]
     return " ".join(_shell_quote(p) for p in parts)
 

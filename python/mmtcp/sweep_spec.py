@@ -20,7 +20,7 @@ from mmtcp.metrics import check_metrics
 
 SeedSpec = int | str | Sequence[int]
 
-SWEEP_KEYS = ("scenario", "seeds", "grid", "point", "set", "metrics")
+SWEEP_KEYS = ("scenario", "seeds", "grid", "point", "set", "metrics", "variants")
 """The keys a sweep file may hold (an experiment's `[sweep]` table holds the same)."""
 
 MAX_SEEDS = 100_000
@@ -54,6 +54,9 @@ class SweepSpec:
         points: explicit points (override dicts), run in addition to the grid's.
         fixed: overrides applied to every run (`set`).
         metrics: dotted paths into summary.json; None for the default set.
+        variants: axis name → value name → the overrides that value stands for. A grid key or
+            point key that names an axis selects one of its values by name (`scheme = "cotag"`);
+            the runs get the value's overrides, the point keeps the name.
         origin: names the sweep in error messages (the sweep file, or `sweep`).
         stem: names the default output folder `out/sweep-<stem>`.
     """
@@ -64,8 +67,36 @@ class SweepSpec:
     points: list[dict[str, Any]] = field(default_factory=list)
     fixed: dict[str, Any] = field(default_factory=dict)
     metrics: list[str] | None = None
+    variants: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     origin: str = "sweep"
     stem: str = "sweep"
+
+    def applied(self, overrides: Mapping[str, Any]) -> dict[str, Any]:
+        """`overrides` as a run gets them: every variant axis replaced by its value's overrides.
+
+        >>> spec = SweepSpec("s.toml", variants={"scheme": {"a": {"x.y": 1, "x.z": 2}}})
+        >>> spec.applied({"scheme": "a", "w.v": 3})
+        {'x.y': 1, 'x.z': 2, 'w.v': 3}
+        """
+        out: dict[str, Any] = {}
+        for key, value in overrides.items():
+            axis = self.variants.get(key)
+            if axis is None:
+                out[key] = value
+                continue
+            if not isinstance(value, str) or value not in axis:
+                raise ScenarioError(
+                    f"{self.origin}: {key} = {toml_value_text(value)}: not a value of "
+                    f"variants.{key}; allowed: {', '.join(axis)}"
+                )
+            for path, v in axis[value].items():
+                if path in overrides or path in out:
+                    raise ScenarioError(
+                        f"{self.origin}: variants.{key}.{value} sets {path}, "
+                        "which the point or another variant also sets"
+                    )
+                out[path] = v
+        return out
 
     def expand(self) -> list[Point]:
         """The points: the grid's cartesian product (the last key varying fastest), then the
@@ -73,6 +104,14 @@ class SweepSpec:
         for key in self.grid:
             if key in self.fixed:
                 raise ScenarioError(f"{self.origin}: {key} is both in the grid and in set")
+        for axis, values in self.variants.items():
+            for value, bundle in values.items():
+                for path in bundle:
+                    if path in self.fixed:
+                        raise ScenarioError(
+                            f"{self.origin}: variants.{axis}.{value} sets {path}, "
+                            "which set also sets"
+                        )
         combos: list[dict[str, Any]] = []
         if self.grid:
             keys = list(self.grid)
@@ -291,11 +330,38 @@ def apply_table(spec: SweepSpec, table: Mapping[str, Any], origin: str) -> None:
         if not isinstance(fixed, Mapping):
             raise ScenarioError(f'{origin}: set: expected a table of "override.path" = value')
         spec.fixed.update(fixed)
+    if "variants" in table:
+        spec.variants.update(_variants(table["variants"], origin))
     if "metrics" in table:
         metrics = table["metrics"]
         if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
             raise ScenarioError(f"{origin}: metrics: expected a list of dotted paths")
         spec.metrics = check_metrics(metrics, f"{origin}: metrics")
+
+
+def _variants(table: Any, origin: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """`[variants.<axis>]` tables: value name = { "override.path" = value, ... }."""
+    if not isinstance(table, Mapping):
+        raise ScenarioError(f"{origin}: variants: expected [variants.<axis>] tables")
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for axis, values in table.items():
+        if "." in axis:
+            raise ScenarioError(
+                f"{origin}: variants.{axis}: an axis name has no dots "
+                "(dotted keys are override paths)"
+            )
+        if not isinstance(values, Mapping) or not values:
+            raise ScenarioError(
+                f"{origin}: variants.{axis}: expected value names, "
+                'each = { "override.path" = value }'
+            )
+        for name, bundle in values.items():
+            if not isinstance(bundle, Mapping):
+                raise ScenarioError(
+                    f'{origin}: variants.{axis}.{name}: expected a table of "override.path" = value'
+                )
+        out[axis] = {name: dict(bundle) for name, bundle in values.items()}
+    return out
 
 
 def make_spec(
@@ -341,7 +407,7 @@ def validate_points(spec: SweepSpec, points: list[Point]) -> list[dict[str, Any]
     prefix = f"{spec.origin}: " if spec.origin != "sweep" else ""
 
     def check(overrides: Mapping[str, Any]) -> str:
-        return validate(scenario, overrides=overrides)
+        return validate(scenario, overrides=spec.applied(overrides))
 
     try:
         check(spec.fixed)

@@ -12,15 +12,23 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
-from helpers import SCENARIOS, assert_bad_input
+from helpers import REPO, SCENARIOS, assert_bad_input
 
 import mmtcp
 from mmtcp.metrics import default_metrics, metric_value
 from mmtcp.stats import describe, t_quantile
-from mmtcp.sweep_spec import SweepSpec, load_sweep_file, parse_seeds, split_values
+from mmtcp.sweep_spec import (
+    SweepSpec,
+    load_sweep_file,
+    parse_seeds,
+    spec_from_table,
+    split_values,
+    validate_points,
+)
 from mmtcp.worker_pool import _run_one
 
 LOSSY = SCENARIOS / "lossy.toml"  # 1 % random loss: results depend on the seed
@@ -395,6 +403,74 @@ def test_sweep_file_with_points_and_a_missing_metric(cli, tmp_path):
 
 
 @pytest.mark.core
+def test_variants_set_several_overrides_under_one_name(cli, tmp_path):
+    sweep_file = tmp_path / "study.toml"
+    sweep_file.write_text(
+        f"scenario = {json.dumps(os.path.relpath(SCENARIOS / 'small.toml', tmp_path))}\n"
+        'seeds = "1"\n'
+        'metrics = ["flows.fetch.goodput_bps"]\n'
+        'set = { "simulation.duration" = "0.8s" }\n'
+        "[grid]\n"
+        'radio = ["slow", "fast"]\n'
+        '"flow.fetch.start" = ["100ms"]\n'
+        "[variants.radio]\n"
+        'slow = { "link.radio.channel" = { kind = "constant", rate = "50Mbps" }, '
+        '"link.radio.delay" = "20ms" }\n'
+        'fast = { "link.radio.channel" = { kind = "constant", rate = "200Mbps" }, '
+        '"link.radio.delay" = "1ms" }\n'
+    )
+    spec = load_sweep_file(sweep_file)
+    assert [p.overrides for p in spec.expand()] == [
+        {"radio": "slow", "flow.fetch.start": "100ms"},
+        {"radio": "fast", "flow.fetch.start": "100ms"},
+    ]
+    proc = cli("sweep", sweep_file, "--workers", "1", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out" / "sweep-study"
+    points = json.loads((out / "points.json").read_text())
+    assert [p["overrides"]["radio"] for p in points] == ["slow", "fast"]
+    for point, rate, delay in zip(points, [50e6, 200e6], ["20ms", "1ms"], strict=True):
+        summary = json.loads((out / "runs" / point["id"] / "seed-1.json").read_text())
+        assert summary["links"][1]["mean_capacity_bps"] == rate
+        radio = next(link for link in summary["scenario"]["link"] if link["name"] == "radio")
+        assert radio["delay"] == delay
+
+
+@pytest.mark.parametrize(
+    ("tail", "fragment"),
+    [
+        ('[grid]\nradio = ["medium"]\n', "not a value of variants.radio; allowed: slow"),
+        ('[grid]\nradio = ["slow"]\n"link.radio.delay" = ["5ms"]\n', "also sets"),
+        ('[grid]\nradio = ["slow"]\n[set]\n"link.radio.delay" = "5ms"\n', "which set also sets"),
+    ],
+)
+def test_bad_variants(tmp_path, tail, fragment):
+    sweep_file = tmp_path / "study.toml"
+    sweep_file.write_text(
+        f"scenario = {json.dumps(str(SCENARIOS / 'small.toml'))}\nseeds = 1\n"
+        '[variants.radio]\nslow = { "link.radio.delay" = "20ms" }\n' + tail
+    )
+    spec = load_sweep_file(sweep_file)
+    with pytest.raises(mmtcp.ScenarioError, match=fragment):
+        [spec.applied(point.overrides) for point in spec.expand()]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('[variants."a.b"]\nx = { "c.d" = 1 }\n', "no dots"),
+        ("[variants.a]\nx = 3\n", "expected a table"),
+        ("variants = 3\n", "expected \\[variants"),
+    ],
+)
+def test_bad_variant_tables(tmp_path, text, fragment):
+    sweep_file = tmp_path / "study.toml"
+    sweep_file.write_text('scenario = "s.toml"\nseeds = 1\n' + text)
+    with pytest.raises(mmtcp.ScenarioError, match=fragment):
+        load_sweep_file(sweep_file)
+
+
+@pytest.mark.core
 def test_a_bad_value_in_a_sweep_file_names_the_file_and_key(cli, tmp_path):
     sweep_file = tmp_path / "study.toml"
     sweep_file.write_text(
@@ -531,3 +607,15 @@ def test_ctrl_c_stops_the_sweep_with_exit_130_and_says_how_to_resume(tmp_path):
     )
     for pid in workers:  # the pool is gone with its runs
         assert not Path(f"/proc/{pid}").exists()
+
+
+def test_the_variants_example_of_the_docs_is_valid():
+    docs = (REPO / "docs" / "sweeps.md").read_text(encoding="utf-8")
+    block = next(b for b in docs.split("```toml\n")[1:] if "[variants.scheme]" in b)
+    table = tomllib.loads(block.split("```")[0])
+    spec = spec_from_table(table, REPO, "docs/sweeps.md", "example")
+    points = spec.expand()
+    assert [p.overrides["scheme"] for p in points] == ["cotag", "cotag", "one-ap", "one-ap"]
+    resolved = validate_points(spec, points)
+    gateway = [next(n for n in r["node"] if n["name"] == "gw") for r in resolved]
+    assert [g.get("processors", []) != [] for g in gateway] == [True, True, False, False]
