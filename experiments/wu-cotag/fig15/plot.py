@@ -1,0 +1,90 @@
+"""Figures of wu-cotag-fig15 (seed 000 Fig. 15 a-c): one figure per reading of the flows' burst
+rate and of p (`burst-<rate>-p<p>.png`), one panel per link correlation; per (PER, latency) pair
+a bar per scheme, the burst's short-term throughput (its mean over the seeds with the 95 % CI),
+and a thin line from the 5th to the 95th percentile of the 10 ms throughputs (the seed's spread,
+averaged over the seeds). The dashed line is the links' mean total rate (2 x 6.5 Gbit/s)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from mmtcp.figures import error_bar, interval_label, paper_line, wrapped_title
+
+SCHEMES = {"cubic": "TCP CUBIC (sprayed)", "mptcp": "MP-TCP (LIA)", "cotag": "COTAG"}
+COLOURS = {"cubic": "tab:orange", "mptcp": "tab:green", "cotag": "tab:blue"}
+CORRELATIONS = ["-0.34", "0", "+0.34"]
+MEAN_TOTAL_BPS = 13e9
+THROUGHPUT = "burst.throughput_bps"
+
+
+def _pair(o: dict[str, Any]) -> str:
+    return f"PER {o['per']}\n{o['link.core.delay']}"
+
+
+def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """Draws one figure per (rate, p) reading into `out_dir` and returns their paths."""
+    readings = sorted({(p["overrides"]["rate"], p["overrides"]["p"]) for p in points})
+    paths = []
+    for rate, p_value in readings:
+        mine = [
+            p for p in points if (p["overrides"]["rate"], p["overrides"]["p"]) == (rate, p_value)
+        ]
+        correlations = [
+            c for c in CORRELATIONS if any(p["overrides"]["correlation"] == c for p in mine)
+        ]
+        figure = Figure(figsize=(6 * len(correlations), 4.8), layout="constrained")
+        axes_row = figure.subplots(1, len(correlations), squeeze=False)[0]
+        for axes, correlation in zip(axes_row, correlations, strict=True):
+            here = [p for p in mine if p["overrides"]["correlation"] == correlation]
+            pairs = list(dict.fromkeys(_pair(p["overrides"]) for p in here))
+            schemes = [s for s in SCHEMES if any(p["overrides"]["scheme"] == s for p in here)]
+            width = 0.8 / max(len(schemes), 1)
+            for k, scheme in enumerate(schemes):
+                for i, pair in enumerate(pairs):
+                    point = next(
+                        (
+                            p
+                            for p in here
+                            if p["overrides"]["scheme"] == scheme and _pair(p["overrides"]) == pair
+                        ),
+                        None,
+                    )
+                    if point is None:
+                        continue
+                    bar = error_bar(point["metrics"].get(THROUGHPUT), 1e-9)
+                    if bar is None:
+                        continue
+                    x = i + (k - (len(schemes) - 1) / 2) * width
+                    axes.bar(
+                        x,
+                        bar[0],
+                        width,
+                        yerr=[[bar[1]], [bar[2]]],
+                        capsize=3,
+                        color=COLOURS[scheme],
+                        label=SCHEMES[scheme] if i == 0 else None,
+                    )
+                    low = point["metrics"].get("burst.short_term_bps.p5") or {}
+                    high = point["metrics"].get("burst.short_term_bps.p95") or {}
+                    if low.get("mean") is not None and high.get("mean") is not None:
+                        axes.plot(
+                            [x, x], [low["mean"] * 1e-9, high["mean"] * 1e-9], color="black", lw=0.8
+                        )
+            paper_line(axes, MEAN_TOTAL_BPS * 1e-9, "mean total link rate")
+            axes.set_xticks(range(len(pairs)), pairs, fontsize=8)
+            axes.set_ylabel("short-term throughput during the burst (Gbit/s)")
+            axes.set_title(f"correlation {correlation}")
+            axes.set_ylim(bottom=0)
+            axes.legend(fontsize=7, loc="upper right")
+        wrapped_title(
+            figure,
+            f"Fig. 15: ten CUBIC flows bursting at {rate} each, p = {p_value}; "
+            f"bars: {interval_label(mine)}; lines: 5th-95th percentile of 10 ms throughputs",
+        )
+        path = out_dir / f"burst-{rate}-p{p_value}.png"
+        figure.savefig(path)
+        paths.append(path)
+    return paths
