@@ -230,6 +230,11 @@ impl<V: Copy + PartialEq> Steps<V> {
         }
     }
 
+    /// The period of a repeating trace.
+    pub(crate) fn period(&self) -> Option<Duration> {
+        self.period
+    }
+
     /// The steps of one period (offset, value; neighbours differ) and the period, if any.
     pub(crate) fn into_parts(self) -> (Vec<(Duration, V)>, Option<Duration>) {
         (self.steps, self.period)
@@ -239,6 +244,26 @@ impl<V: Copy + PartialEq> Steps<V> {
     /// it next changes. A single value never changes, repeated or not.
     pub(crate) fn next(&mut self, now: SimTime) -> (V, Option<SimTime>) {
         debug_assert_eq!(now, self.cycle_start + self.steps[self.next].0, "trace stepped off its schedule");
+        self.advance()
+    }
+
+    /// The first call, at any time `at` (not only a step's start): the value at `at` and when it
+    /// next changes; later calls go to [`Self::next`] at each announced change.
+    pub(crate) fn first_at(&mut self, at: SimTime) -> (V, Option<SimTime>) {
+        let (cycle_start, within) = match self.period.filter(|p| *p > Duration::ZERO) {
+            Some(period) => {
+                let cycles = at.0 / period.as_picos();
+                (SimTime(cycles * period.as_picos()), Duration(at.0 % period.as_picos()))
+            }
+            None => (SimTime::ZERO, Duration(at.0)),
+        };
+        self.cycle_start = cycle_start;
+        self.next = self.steps.partition_point(|&(offset, _)| offset <= within).max(1) - 1;
+        self.advance()
+    }
+
+    /// The value of the step at the cursor, and the start of the next step with another value.
+    fn advance(&mut self) -> (V, Option<SimTime>) {
         let value = self.steps[self.next].1;
         // Neighbouring steps differ, so this finds a change within one repetition; only the wrap
         // from the last step to the first can repeat a value.

@@ -22,7 +22,7 @@ mod trace;
 pub use constant::{ConstantChannel, ConstantConfig};
 pub use onoff::{OnOffChannel, OnOffConfig, Visibility};
 pub use slotted::{SlottedChannel, SlottedConfig};
-pub use trace::{RateTrace, TraceChannel, TraceConfig, TraceFormat};
+pub use trace::{RateTrace, TraceChannel, TraceConfig, TraceFormat, TraceOffset};
 
 use crate::error::{InputContext, InputError};
 use crate::sim::{Rng, SimTime};
@@ -163,7 +163,8 @@ mod tests {
             ChannelConfig::Trace(TraceConfig {
                 file: "traces/a.down".into(),
                 format: TraceFormat::Mahimahi,
-                repeat: true
+                repeat: true,
+                offset: None
             })
         );
         let c = parse("kind = \"trace\"\nfile = \"traces/a.csv\"").unwrap();
@@ -172,7 +173,8 @@ mod tests {
             ChannelConfig::Trace(TraceConfig {
                 file: "traces/a.csv".into(),
                 format: TraceFormat::Csv,
-                repeat: false
+                repeat: false,
+                offset: None
             })
         );
     }

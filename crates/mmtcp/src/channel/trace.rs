@@ -40,7 +40,7 @@ use crate::trace_file::{
     data_lines, parse_number_or_quantity, parse_rows, parse_steps, read_trace, Steps, TraceFileErrors,
     ValueColumn,
 };
-use crate::units::Rate;
+use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -75,6 +75,41 @@ pub struct TraceConfig {
     pub format: TraceFormat,
     /// Whether the trace loops. Default: `true` for mahimahi, `false` for csv.
     pub repeat: bool,
+    /// Where in the trace the run starts (default: its beginning).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<TraceOffset>,
+}
+
+/// `offset`: the trace time the run's time 0 replays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceOffset {
+    /// This far into the trace (wrapped by the period of a repeating trace).
+    At(Time),
+    /// `"random"`: a fraction u of the period, u uniform and drawn once per run from the master
+    /// seed (stream `trace/offset`), the same u for every trace channel of the run, so that traces
+    /// recorded together (COTAG's two access points) stay aligned. Needs `repeat = true`.
+    Random,
+}
+
+impl Serialize for TraceOffset {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TraceOffset::At(t) => t.serialize(s),
+            TraceOffset::Random => s.serialize_str("random"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceOffset {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text == "random" {
+            return Ok(TraceOffset::Random);
+        }
+        Time::parse(&text)
+            .map(TraceOffset::At)
+            .map_err(|e| serde::de::Error::custom(format!("{e}, or \"random\"")))
+    }
 }
 
 /// A `trace` table as written, before its defaults (which depend on `file`) are filled in.
@@ -84,13 +119,14 @@ struct RawTraceConfig {
     file: String,
     format: Option<TraceFormat>,
     repeat: Option<bool>,
+    offset: Option<TraceOffset>,
 }
 
 impl From<RawTraceConfig> for TraceConfig {
     fn from(raw: RawTraceConfig) -> TraceConfig {
         let format = raw.format.unwrap_or_else(|| TraceFormat::infer(&raw.file));
         let repeat = raw.repeat.unwrap_or(format == TraceFormat::Mahimahi);
-        TraceConfig { file: raw.file, format, repeat }
+        TraceConfig { file: raw.file, format, repeat, offset: raw.offset }
     }
 }
 
@@ -104,6 +140,11 @@ const PS_PER_MS: u64 = 1_000_000_000;
 pub struct TraceChannel {
     /// Rates in bit/s over one period (see [`Steps`]).
     steps: Steps<u64>,
+    /// The trace time replayed at the run's time 0.
+    offset: Duration,
+    /// Whether the offset is still to be drawn (`offset = "random"`).
+    random_offset: bool,
+    started: bool,
 }
 
 fn parse_rate(text: &str) -> Result<u64, String> {
@@ -195,7 +236,27 @@ impl TraceChannel {
             TraceFormat::Csv => parse_csv(&text, config.repeat, &errors)?,
             TraceFormat::Mahimahi => parse_mahimahi(&text, config.repeat, &errors)?,
         };
-        Ok(TraceChannel { steps })
+        let (offset, random_offset) = match config.offset {
+            None => (Duration::ZERO, false),
+            Some(TraceOffset::At(t)) => (t.0, false),
+            Some(TraceOffset::Random) if !config.repeat => {
+                return Err(ctx.error("offset", "\"random\" needs a repeating trace (repeat = true)"));
+            }
+            Some(TraceOffset::Random) => (Duration::ZERO, true),
+        };
+        Ok(TraceChannel { steps, offset, random_offset, started: false })
+    }
+
+    /// Whether the offset waits for [`Self::draw_offset`] (`offset = "random"`).
+    pub fn needs_random_offset(&self) -> bool {
+        self.random_offset
+    }
+
+    /// Sets a random offset to the fraction `u` ∈ [0, 1) of the trace's period.
+    pub fn draw_offset(&mut self, u: f64) {
+        let period = self.steps.period().expect("a random offset needs a repeating trace");
+        self.offset = Duration((u * period.as_picos() as f64) as u64);
+        self.random_offset = false;
     }
 }
 
@@ -242,8 +303,15 @@ impl RateTrace {
 
 impl ChannelProcess for TraceChannel {
     fn step(&mut self, now: SimTime, _rng: &mut Rng) -> ChannelStep {
-        let (rate_bps, next_change) = self.steps.next(now);
-        ChannelStep { rate_bps, next_change }
+        debug_assert!(!self.random_offset, "the random offset is drawn when the scenario is built");
+        let trace_now = now + self.offset;
+        let (rate_bps, next_change) = if self.started {
+            self.steps.next(trace_now)
+        } else {
+            self.started = true;
+            self.steps.first_at(trace_now)
+        };
+        ChannelStep { rate_bps, next_change: next_change.map(|t| SimTime(t.0 - self.offset.as_picos())) }
     }
 }
 
@@ -260,10 +328,19 @@ mod tests {
     }
 
     fn load(file: &str, format: TraceFormat, repeat: bool) -> Result<TraceChannel, InputError> {
+        load_from(file, format, repeat, None)
+    }
+
+    fn load_from(
+        file: &str,
+        format: TraceFormat,
+        repeat: bool,
+        offset: Option<TraceOffset>,
+    ) -> Result<TraceChannel, InputError> {
         let base_dir = fixtures();
         let ctx =
             InputContext { scenario_file: "scenarios/x.toml", field: "link[1].channel", base_dir: &base_dir };
-        TraceChannel::load(&TraceConfig { file: file.into(), format, repeat }, &ctx)
+        TraceChannel::load(&TraceConfig { file: file.into(), format, repeat, offset }, &ctx)
     }
 
     fn at_ms(ms: u64) -> SimTime {
@@ -281,7 +358,8 @@ mod tests {
     #[test]
     fn test_format_and_repeat_defaults() {
         let config = |text: &str| toml::from_str::<TraceConfig>(text).unwrap();
-        let expect = |file: &str, format, repeat| TraceConfig { file: file.into(), format, repeat };
+        let expect =
+            |file: &str, format, repeat| TraceConfig { file: file.into(), format, repeat, offset: None };
         assert_eq!(config("file = \"a/b.down\""), expect("a/b.down", TraceFormat::Mahimahi, true));
         assert_eq!(config("file = \"b.up\""), expect("b.up", TraceFormat::Mahimahi, true));
         assert_eq!(config("file = \"b.mahimahi\""), expect("b.mahimahi", TraceFormat::Mahimahi, true));
@@ -319,6 +397,44 @@ mod tests {
         );
         let mut once = load("loop.csv", TraceFormat::Csv, false).unwrap();
         assert_eq!(steps_ms(&mut once, 10), vec![(0, 100), (1000, 0), (1500, 200), (2000, 100)]);
+    }
+
+    #[test]
+    fn test_offset_starts_the_replay_inside_a_step_and_wraps() {
+        // loop.csv: 0 → 100, 1 s → 0, 1.5 s → 200, period 2 s. From 1.2 s: 0 for 0.3 s, then 200
+        // until the wrap at 0.8 s, 100 for a second, 0 again at 1.8 s.
+        let at = |ms| Some(TraceOffset::At(Time(Duration::from_millis(ms))));
+        let mut channel = load_from("loop.csv", TraceFormat::Csv, true, at(1200)).unwrap();
+        assert_eq!(steps_ms(&mut channel, 5), vec![(0, 0), (300, 200), (800, 100), (1800, 0), (2300, 200)]);
+        // A whole period further is the same replay.
+        let mut later = load_from("loop.csv", TraceFormat::Csv, true, at(3200)).unwrap();
+        assert_eq!(
+            steps_ms(&mut later, 5),
+            steps_ms(&mut load_from("loop.csv", TraceFormat::Csv, true, at(1200)).unwrap(), 5)
+        );
+        // Without repeat, past the last row the last rate holds.
+        let mut once = load_from("loop.csv", TraceFormat::Csv, false, at(5000)).unwrap();
+        assert_eq!(steps_ms(&mut once, 5), vec![(0, 100)]);
+    }
+
+    #[test]
+    fn test_random_offset_is_a_fraction_of_the_period_and_needs_repeat() {
+        let mut channel = load_from("loop.csv", TraceFormat::Csv, true, Some(TraceOffset::Random)).unwrap();
+        assert!(channel.needs_random_offset());
+        channel.draw_offset(0.6);
+        assert!(!channel.needs_random_offset());
+        // 0.6 of the 2 s period: 1.2 s, as in the test above.
+        assert_eq!(steps_ms(&mut channel, 2), vec![(0, 0), (300, 200)]);
+        let e = load_from("loop.csv", TraceFormat::Csv, false, Some(TraceOffset::Random)).unwrap_err();
+        assert_eq!(e.field, "link[1].channel.offset");
+        assert!(e.message.contains("repeat = true"), "{e}");
+        let config = |text: &str| toml::from_str::<TraceConfig>(text);
+        assert_eq!(
+            config("file = \"a.csv\"\noffset = \"random\"").unwrap().offset,
+            Some(TraceOffset::Random)
+        );
+        let e = config("file = \"a.csv\"\noffset = \"soon\"").unwrap_err().to_string();
+        assert!(e.contains("\"random\""), "{e}");
     }
 
     #[test]

@@ -391,7 +391,13 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                         return join_pair(&mut pairs, pair, (file, field), &targets);
                     }
                     let ctx = InputContext { scenario_file: file, field: &field, base_dir };
-                    let process = AnyChannel::build(config, &ctx)?;
+                    let mut process = AnyChannel::build(config, &ctx)?;
+                    if let AnyChannel::Trace(trace) = &mut process {
+                        if trace.needs_random_offset() {
+                            // One draw per run, shared by every trace (see `TraceOffset::Random`).
+                            trace.draw_offset(Rng::for_component(seed, "trace/offset").uniform());
+                        }
+                    }
                     let rng = Rng::for_component(seed, &format!("link/{}/{key}", l.name));
                     channels.push(ChannelDriver { process: DriverProcess::Rate(process), rng, targets });
                     Ok(())
