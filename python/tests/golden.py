@@ -85,7 +85,7 @@ def cases() -> list[Case]:
         assert isinstance(spec.scenario, str), experiment.name
         scenario = Path(spec.scenario).resolve().relative_to(REPO).as_posix()
         for point in spec.expand():
-            overrides = {**spec.fixed, **point.overrides}
+            overrides = {**spec.fixed, **spec.applied(point.overrides)}
             name = f"{experiment.name}/{point.id}"
             found.append(Case(name, scenario, 1, tuple(overrides.items())))
     return found
