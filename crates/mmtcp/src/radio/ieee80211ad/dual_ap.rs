@@ -21,7 +21,7 @@
 //! of AP1's distance, √((a − 1)² + b²) = 1.5 m and √((a + 1)² + b²) = 2.8 m, give
 //! 4a = 2.8² − 1.5², a = 1.3975 m, and b = √(1.5² − (a − 1)²) = 1.446 m; rounded to the centimetre,
 //! AP1 at (−1.40, 1.45) m and AP2 at (1.40, 1.45) m: distances 1.504 … 2.804 m, and 2.016 m at the
-//! centre (the seed's "approximately 2 meters", not used in the fit, comes out). AP2's distance is
+//! centre (the seed's "approximately 2 meters", which the derivation does not use, comes out). AP2's distance is
 //! AP1's mirror image: moving left nearer AP1 is moving farther from AP2 (§5.1's negative
 //! correlation). Each AP's boresight points at the user's centre; each device faces its own AP
 //! from the centre and keeps that orientation unless `rotation_deg` turns the user, so the arrival
