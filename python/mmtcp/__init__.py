@@ -9,6 +9,8 @@ The simulation runs in Rust (`mmtcp._core`); this package is its Python face:
 - `ScenarioError` (a `ValueError`) reports a bad scenario, trace or override in one line naming
   the file and the field; `SimulationError` (a `RuntimeError`) reports an internal failure;
 - `mmtcp.ieee80211ad_trace("b")` writes seed 001's synthetic 802.11ad beam-pair trace as CSV;
+- `mmtcp.ieee80211ad_dual_trace(duration="60s")` generates the stand-in for seed 000's measured
+  802.11ad links: two rate traces of a user walking between two access points;
 - `mmtcp.sweep(scenario, grid=..., seeds=..., workers=..., out=...)` runs a scenario over a grid of
   overrides x seeds on a process pool and returns a `SweepResult` (per-point mean and 95 % CI);
 - the `mmtcp` command (`mmtcp.cli`) runs, validates, plots, benchmarks, sweeps and reproduces
@@ -16,15 +18,17 @@ The simulation runs in Rust (`mmtcp._core`); this package is its Python face:
 """
 
 from mmtcp._core import ScenarioError, SimulationError, __version__
-from mmtcp.api import Result, ieee80211ad_trace, run, validate
+from mmtcp.api import DualTrace, Result, ieee80211ad_dual_trace, ieee80211ad_trace, run, validate
 from mmtcp.sweep import SweepResult, sweep
 
 __all__ = [
+    "DualTrace",
     "Result",
     "ScenarioError",
     "SimulationError",
     "SweepResult",
     "__version__",
+    "ieee80211ad_dual_trace",
     "ieee80211ad_trace",
     "run",
     "sweep",

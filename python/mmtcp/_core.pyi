@@ -6,7 +6,7 @@ Use the public API in `mmtcp` instead; these functions take the scenario already
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -66,6 +66,17 @@ def ieee80211ad_trace(config: str, *, name: str | None = None) -> str:
 
     `config` is TOML text with the synthetic source's keys (`scenario = "a"` or `"b"`, ...);
     a bad key or value raises `ScenarioError` naming it.
+    """
+
+def ieee80211ad_dual_trace(config: str, *, name: str | None = None) -> dict[str, Any]:
+    """The stand-in for seed 000's measured 802.11ad links: two rate traces, one per AP.
+
+    `config` is TOML text with any of the generator's keys (docs/models/ieee80211ad.md). Returns
+    `{"ap1": str, "ap2": str, "mean_bps": (float, float), "correlation": float, "scale": float |
+    None}`: each AP's trace as csv text (`time,rate`, the format of a `trace` channel), their
+    time-average rates in bit/s, the Pearson correlation of their per-sample rates, and the
+    factor applied to the PHY rates (None with `mean_total_rate = "none"`). A bad key or value
+    raises `ScenarioError` naming it.
     """
 
 def rate_trace(

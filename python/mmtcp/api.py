@@ -141,6 +141,39 @@ def ieee80211ad_trace(scenario: str, **keys: Any) -> str:
     return _core.ieee80211ad_trace(text, name="ieee80211ad_trace")
 
 
+@dataclass(frozen=True)
+class DualTrace:
+    """The stand-in for seed 000's measured 802.11ad links: one rate trace per access point.
+
+    Attributes:
+        ap1_csv, ap2_csv: each AP's rates as csv text (`time,rate`), the format a `trace`
+            channel and `mmtcp fit-markov` read.
+        mean_bps: the two traces' time-average rates, bit/s (AP1 first).
+        correlation: Pearson correlation of the two links' per-sample rates.
+        scale: the factor applied to the PHY rates; None with `mean_total_rate="none"`.
+    """
+
+    ap1_csv: str
+    ap2_csv: str
+    mean_bps: tuple[float, float]
+    correlation: float
+    scale: float | None
+
+
+def ieee80211ad_dual_trace(**keys: Any) -> DualTrace:
+    """Two 802.11ad rate traces of a user walking between two access points (seed 000 §5.2.2).
+
+    `keys` set any of the generator's keys (docs/models/ieee80211ad.md), e.g. `duration="60s"`,
+    `seed=3`, `mean_total_rate="none"`. A bad key or value raises `ScenarioError` naming it.
+    """
+    text = "\n".join(f"{_toml_key(k)} = {toml_literal(v)}" for k, v in keys.items())
+    result = _core.ieee80211ad_dual_trace(text, name="ieee80211ad_dual_trace")
+    ap1_mean, ap2_mean = result["mean_bps"]
+    return DualTrace(
+        result["ap1"], result["ap2"], (ap1_mean, ap2_mean), result["correlation"], result["scale"]
+    )
+
+
 def _source(scenario: Scenario) -> tuple[str, str, dict[str, str]]:
     """Splits a scenario into `_core`'s `(source, kind, {name, base_dir})` arguments."""
     if isinstance(scenario, Mapping):

@@ -10,6 +10,7 @@
     mmtcp reproduce --list [--dir DIR]
     mmtcp reproduce NAME [--quick] [--workers N] [--out DIR] [--force] [--dir DIR] [--quiet]
     mmtcp ieee80211ad-trace {a,b} [--set KEY=VALUE]... [--out FILE]
+    mmtcp ieee80211ad-dual-trace --out-prefix PREFIX [--set KEY=VALUE]...
     mmtcp fit-markov TRACE1 TRACE2 [--step TIME] [--format {csv,mahimahi}]
                      [--split {median,two-means}] [--transitions {pq,matrix}] [--group NAME]
                      [--out FILE]
@@ -21,6 +22,8 @@ a grid of overrides x seeds on a process pool into DIR (default `out/sweep-<stem
 docs/sweeps.md); `reproduce` runs an experiment of `experiments/`, checks its claims
 (claims.json) and draws its figures;
 `ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout;
+`ieee80211ad-dual-trace` writes the stand-in for seed 000's measured 802.11ad links, the rate
+traces PREFIX-ap1.csv and PREFIX-ap2.csv of a user walking between two access points;
 `fit-markov` fits COTAG's two-link Markov model to two rate traces (docs/models/markov-pair.md)
 and writes the pair's channel tables as TOML, its report as comments, to FILE or stdout.
 
@@ -43,7 +46,7 @@ from typing import Any, NoReturn
 
 from mmtcp import __version__
 from mmtcp._core import ScenarioError, SimulationError
-from mmtcp.api import ieee80211ad_trace, run, split_override, validate
+from mmtcp.api import ieee80211ad_dual_trace, ieee80211ad_trace, run, split_override, validate
 from mmtcp.bench import DEFAULT_ENGINE_EVENTS, run_suite
 from mmtcp.claims import claims_table
 from mmtcp.metrics import check_metrics
@@ -164,6 +167,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(handler=_cmd_ieee80211ad_trace)
+
+    p = commands.add_parser(
+        "ieee80211ad-dual-trace",
+        help="write two 802.11ad rate traces of a user walking between two access points "
+        "(the stand-in for seed 000's measured links)",
+    )
+    p.add_argument(
+        "--out-prefix",
+        required=True,
+        metavar="PREFIX",
+        help="write PREFIX-ap1.csv and PREFIX-ap2.csv",
+    )
+    p.add_argument(
+        "--set",
+        dest="trace_keys",
+        action="append",
+        default=[],
+        type=_override,
+        metavar="KEY=VALUE",
+        help="a key of the generator, e.g. --set duration=60s (docs/models/ieee80211ad.md)",
+    )
+    p.set_defaults(handler=_cmd_ieee80211ad_dual_trace)
 
     p = commands.add_parser(
         "fit-markov",
@@ -353,6 +378,24 @@ def _cmd_ieee80211ad_trace(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}")
     else:
         sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _cmd_ieee80211ad_dual_trace(args: argparse.Namespace) -> int:
+    keys = dict(map(split_override, args.trace_keys))
+    traces = ieee80211ad_dual_trace(**{key: _literal(value) for key, value in keys.items()})
+    paths = [Path(f"{args.out_prefix}-ap{n}.csv") for n in (1, 2)]
+    for path, text in zip(paths, (traces.ap1_csv, traces.ap2_csv), strict=True):
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise ScenarioError(f"{path}: cannot write: {e.strerror}") from None
+    ap1, ap2 = (rate / 1e6 for rate in traces.mean_bps)
+    scale = "PHY rates" if traces.scale is None else f"PHY rates x {traces.scale:.4f}"
+    print(
+        f"wrote {paths[0]}, {paths[1]}: mean AP1 {ap1:.1f} Mbit/s, AP2 {ap2:.1f} Mbit/s, "
+        f"total {ap1 + ap2:.1f} Mbit/s ({scale}); correlation {traces.correlation:.3f}"
+    )
     return EXIT_OK
 
 

@@ -198,6 +198,28 @@ fn ieee80211ad_trace(py: Python<'_>, config: String, name: Option<String>) -> Py
     py.detach(|| catch_panic(|| api::ieee80211ad_trace(&config, &name).map_err(scenario_error)))
 }
 
+/// The stand-in for seed 000's measured 802.11ad links: `config` is the TOML of the generator's
+/// keys. Returns `{"ap1": csv, "ap2": csv, "mean_bps": (ap1, ap2), "correlation": float,
+/// "scale": float | None}`.
+#[pyfunction]
+#[pyo3(signature = (config, *, name=None))]
+fn ieee80211ad_dual_trace(
+    py: Python<'_>,
+    config: String,
+    name: Option<String>,
+) -> PyResult<Bound<'_, PyDict>> {
+    let name = name.unwrap_or_else(|| IN_MEMORY_NAME.to_string());
+    let traces =
+        py.detach(|| catch_panic(|| api::ieee80211ad_dual_trace(&config, &name).map_err(scenario_error)))?;
+    let result = PyDict::new(py);
+    result.set_item("ap1", traces.csv(0))?;
+    result.set_item("ap2", traces.csv(1))?;
+    result.set_item("mean_bps", (traces.mean_bps(0), traces.mean_bps(1)))?;
+    result.set_item("correlation", traces.correlation())?;
+    result.set_item("scale", traces.scale())?;
+    Ok(result)
+}
+
 /// A rate trace as Python gets it: step starts (ps), rates (bit/s), the end (ps).
 type RateTraceArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>, i64);
 
@@ -255,6 +277,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(bench_engine, m)?)?;
     m.add_function(wrap_pyfunction!(ieee80211ad_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(ieee80211ad_dual_trace, m)?)?;
     m.add_function(wrap_pyfunction!(rate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(time_ps, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

@@ -5,6 +5,7 @@ pub use crate::channel::RateTrace;
 use crate::channel::TraceFormat;
 use crate::error::InputError;
 pub use crate::metrics::series::Column;
+pub use crate::radio::ieee80211ad::DualApTraces;
 use crate::report;
 use crate::scenario;
 pub use crate::scenario::{RunOptions, ScenarioSource};
@@ -134,6 +135,19 @@ pub fn ieee80211ad_trace(config_toml: &str, name: &str) -> Result<String, InputE
     let ctx =
         crate::error::InputContext { scenario_file: name, field: "", base_dir: std::path::Path::new(".") };
     Ok(SyntheticChannel::new(&config, &ctx)?.to_csv())
+}
+
+/// The stand-in for seed 000's measured 802.11ad links (docs/models/ieee80211ad.md): the rate
+/// traces of two APs serving a user who walks between them. `config_toml` holds any of the
+/// generator's keys (`duration = "60s"`, `mean_total_rate = "none"`, ...); `name` stands for it
+/// in error messages.
+pub fn ieee80211ad_dual_trace(config_toml: &str, name: &str) -> Result<DualApTraces, InputError> {
+    use crate::radio::ieee80211ad::{generate_dual_ap, DualApConfig};
+    let doc = scenario::load::parse_toml(config_toml, name)?;
+    let config: DualApConfig = scenario::load::deserialize_as(doc, name)?;
+    let ctx =
+        crate::error::InputContext { scenario_file: name, field: "", base_dir: std::path::Path::new(".") };
+    generate_dual_ap(&config, &ctx)
 }
 
 /// A rate trace read whole, in the syntax a `trace` channel reads (csv or mahimahi), for

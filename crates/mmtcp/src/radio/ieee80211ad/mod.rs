@@ -25,6 +25,8 @@
 //! * `synthetic`: [`SyntheticChannel`], the generator of seed 001's scenarios A and B, over
 //!   `room` (the propagation paths), `antenna` (the antenna patterns) and `blockage` (the
 //!   blocker's knife-edge loss).
+//! * `dual_ap`: [`generate_dual_ap`], two rate traces of a user walking between two APs, the
+//!   stand-in for seed 000's (COTAG's) measured 802.11ad links.
 //!
 //! Δ is applied by the AMC (`radio::amc`, `mer_offset_db`), which also picks the MCS.
 
@@ -35,6 +37,7 @@ mod bler;
 mod blockage;
 mod channel;
 mod config;
+mod dual_ap;
 mod mcs_table;
 mod mmib;
 mod power;
@@ -47,6 +50,7 @@ pub use beam_pairs::{pair_angles, BEAM_ANGLES_DEG, PAIRS};
 pub use bler::ScBlerModel;
 pub use channel::Ieee80211adChannel;
 pub use config::{BeamSource, BeamTraceConfig, Ieee80211adConfig, Scenario, SyntheticConfig};
+pub use dual_ap::{generate as generate_dual_ap, DualApConfig, DualApTraces, TotalRate};
 pub use mcs_table::{
     required_mer_db, sc_mcs, Modulation, ScMcs, SC_MCS, SENSITIVITY_IMPLEMENTATION_LOSS_DB,
     SENSITIVITY_NOISE_BANDWIDTH_HZ, SENSITIVITY_NOISE_FIGURE_DB, SENSITIVITY_PER,
