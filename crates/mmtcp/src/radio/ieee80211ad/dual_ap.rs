@@ -200,7 +200,7 @@ impl DualApTraces {
 
     /// AP `ap`'s trace in the csv rate format of a `trace` channel (`channel/trace.rs`): `time,rate`
     /// rows where the rate changes, closed by a row at the end time (which `fit-markov` and the
-    /// channel read as where the trace ends).
+    /// channel read as where the trace ends) with the first row's rate, so that it can loop.
     pub fn csv(&self, ap: usize) -> String {
         let rates = &self.rates_bps[ap];
         let mut text = format!(
@@ -216,8 +216,10 @@ impl DualApTraces {
                 last = Some(rate);
             }
         }
+        // The last row ends the pass; it carries the first row's rate so that the trace may loop
+        // (`repeat = true` asks for that), which does not change the pass itself.
         let end = Time(self.interval.saturating_mul(rates.len() as u64));
-        let _ = writeln!(text, "{end},{}", rates.last().copied().unwrap_or(0));
+        let _ = writeln!(text, "{end},{}", rates.first().copied().unwrap_or(0));
         text
     }
 }
@@ -697,6 +699,15 @@ mod tests {
             assert_eq!(read.steps[step].1, rate, "at {at:?}");
         }
         assert!(read.steps.windows(2).all(|w| w[0].1 != w[1].1), "equal neighbours merge");
+        // The closing row repeats the first rate, as a looping (`repeat = true`) trace must.
+        let text = traces.csv(1);
+        let rates: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .map(|l| l.split(',').nth(1).expect("time,rate"))
+            .collect();
+        assert_eq!(rates.first(), rates.last());
+        assert_ne!(rates[rates.len() - 2], rates[0], "this walk does not end where it began");
     }
 
     #[test]
