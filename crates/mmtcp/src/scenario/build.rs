@@ -4,7 +4,7 @@
 use super::schema::{
     DirectionConfig, FlowConfig, LinkKind, Scenario, TransportKind, DEFAULT_BUFFER, MAX_SUBFLOWS,
 };
-use crate::app::App;
+use crate::app::{App, AppConfig};
 use crate::channel::markov_pair::{MarkovPair, MarkovPairConfig};
 use crate::channel::{AnyChannel, ChannelConfig};
 use crate::error::{InputContext, InputError};
@@ -234,6 +234,7 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
             }
         }
     }
+    resolve_relays(&s.flows, &flow_names).map_err(|(field, m)| err(field, m))?;
     if let Some(i) = s.flows.iter().position(|f| f.transport.kind == TransportKind::Mptcp) {
         if let Some(n) = s.nodes.iter().position(|n| !n.processors.is_empty()) {
             return Err(err(
@@ -243,6 +244,83 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
                     s.flows[i].name
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The flow a relay reads (`app.from`): another flow, single-path TCP, ending at the relay
+/// flow's source, read by no other relay, not part of a cycle of relays; the buffer holds at
+/// least one of its segments (else its window could never open by a segment).
+/// `Err((field, message))`.
+fn resolve_relays(flows: &[FlowConfig], names: &HashMap<String, usize>) -> Result<(), (String, String)> {
+    let upstream = |f: &FlowConfig| match &f.app {
+        AppConfig::Relay { from, .. } => names.get(from).copied(),
+        _ => None,
+    };
+    let mut read_by: Vec<Option<usize>> = vec![None; flows.len()];
+    for (i, f) in flows.iter().enumerate() {
+        let AppConfig::Relay { from, buffer } = &f.app else { continue };
+        let field = format!("flow[{i}].app.from");
+        let Some(&j) = names.get(from) else {
+            return Err((
+                field,
+                format!("no flow is named \"{from}\"; a relay reads one of the scenario's flows"),
+            ));
+        };
+        let up = &flows[j];
+        if j == i {
+            return Err((field, format!("\"{from}\" is this flow; a flow cannot relay itself")));
+        }
+        if up.transport.kind != TransportKind::Tcp {
+            return Err((
+                field,
+                format!("flow \"{from}\" is MP-TCP; a relay reads a single-path TCP flow (transport.kind = \"tcp\")"),
+            ));
+        }
+        if up.to != f.from {
+            return Err((
+                field,
+                format!(
+                    "flow \"{from}\" ends at \"{}\", not at this flow's source \"{}\"; a relay reads a flow that ends where it starts",
+                    up.to, f.from
+                ),
+            ));
+        }
+        if let Some(k) = read_by[j].replace(i) {
+            return Err((
+                field,
+                format!(
+                    "flow \"{from}\" is already relayed by flow \"{}\"; one relay at most reads a flow",
+                    flows[k].name
+                ),
+            ));
+        }
+        if buffer.0 < up.transport.tcp.mss.0 {
+            return Err((
+                format!("flow[{i}].app.buffer"),
+                format!(
+                    "{buffer} is less than one segment of flow \"{from}\" ({}); allowed: at least its MSS",
+                    up.transport.tcp.mss
+                ),
+            ));
+        }
+        // Each flow is read by one relay at most, so following the upstreams from `i` either
+        // ends at a flow that is no relay or comes back to `i` within `flows.len()` steps.
+        let mut at = j;
+        for _ in 0..flows.len() {
+            match upstream(&flows[at]) {
+                Some(next) if next == i => {
+                    return Err((
+                        field,
+                        format!(
+                            "flow \"{from}\" relays this flow, directly or through other relays; relays may not form a cycle"
+                        ),
+                    ));
+                }
+                Some(next) => at = next,
+                None => break,
+            }
         }
     }
     Ok(())
@@ -490,6 +568,13 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
                 };
                 world.add_connection(connection, subflows);
             }
+        }
+    }
+    let flow_index: HashMap<&str, usize> =
+        s.flows.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+    for (i, config) in s.flows.iter().enumerate() {
+        if let AppConfig::Relay { from, .. } = &config.app {
+            world.add_relay(flow_index[from.as_str()], i);
         }
     }
     for slot in build_processors(s, (file, seed), world.topology(), world.dirs(), &node_ids)? {
