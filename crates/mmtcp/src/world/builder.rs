@@ -122,6 +122,9 @@ impl WorldBuilder {
         assert!(self.flows[up].read_by.is_none(), "a flow is read by one relay at most");
         let r = Some(self.relays.len() as u32);
         self.flows[up].read_by = r;
+        // Its window closes whenever the relay's buffer fills: a lost window update must not
+        // stall it.
+        self.flows[up].sender.enable_window_probes();
         let entry = self.entries[downstream];
         let app = match entry {
             Entry::Tcp(d) => {

@@ -187,8 +187,9 @@ impl TcpReceiver {
     /// receives more than it can take. When the window the sender last heard of is at most half
     /// the buffer and the new one is at least twice as large and at least one segment, an ACK
     /// announces it at once (a window update, Linux's `tcp_cleanup_rbuf` rule; the segment
-    /// minimum is RFC 1122 §4.2.3.3 receiver-side SWS avoidance). There is no zero-window
-    /// probing: a lost window update while the sender has nothing in flight stalls the flow.
+    /// minimum is RFC 1122 §4.2.3.3 receiver-side SWS avoidance). A lost window update while the
+    /// sender has nothing in flight is recovered by the sender's zero-window probe, if it
+    /// probes ([`super::TcpSender::enable_window_probes`]).
     pub fn set_read_limit(&mut self, ctx: &mut TcpCtx, limit: u64) {
         debug_assert!(self.read_limit.is_none_or(|old| limit >= old), "read limit moved back");
         self.read_limit = Some(limit);
@@ -234,6 +235,11 @@ impl TcpReceiver {
         if pkt.is_data() {
             self.hs = Handshake::Established;
             self.on_data(ctx, pkt);
+        } else {
+            // A zero-window probe (the only segment a sender sends with neither data nor SYN):
+            // RFC 9293 §3.10.7.4 answers a segment below the window with an ACK, which carries
+            // the window.
+            self.send_ack(ctx);
         }
     }
 
