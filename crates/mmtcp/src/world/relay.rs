@@ -14,6 +14,9 @@
 //!   window never exceeds the buffer's free room; raising the edge after a write sends a window
 //!   update when the sender's view of the window was small
 //!   ([`crate::transport::tcp::TcpReceiver::set_read_limit`]).
+//! - The upstream sender probes a closed window
+//!   ([`crate::transport::tcp::TcpSender::enable_window_probes`]), so a lost window update
+//!   delays the upstream but does not stall it.
 //! - Upstream byte `k` is downstream byte `k`: every byte goes on once and in order.
 //! - The downstream flow opens at its own `start`; what the upstream delivers before is held
 //!   (up to the buffer, then the upstream's window closes).

@@ -633,6 +633,25 @@ mod tests {
         assert_eq!(h.rx.stats.window_updates, 3);
     }
 
+    #[test]
+    fn test_read_limit_a_window_probe_is_answered_with_the_window() {
+        let mut h = Harness::new(true, 100 * MSS as u64);
+        h.read_limit(2);
+        h.segment(0);
+        h.segment(1);
+        // The limit rises by a segment and its window update is lost on the way (set here
+        // without one): a probe (no data, one byte below rcv_nxt) fetches the window.
+        h.rx.read_limit = Some(3 * MSS as u64);
+        let tcp = TcpHeader { seq: 2 * MSS as u64 - 1, flags: TcpFlags::ACK, ..Default::default() };
+        let probe = Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, tcp, (h.now, h.now));
+        let mut ctx = TcpCtx { now: h.now, packets: &mut h.packets, out: &mut h.out, timers: &mut h.timers };
+        h.rx.on_packet(&mut ctx, &probe);
+        let acks = h.acks();
+        assert_eq!(acks.len(), 1);
+        assert_eq!((acks[0].ack, acks[0].window), (2 * MSS as u64, MSS as u64));
+        assert_eq!(h.rx.stats.segments_arrived, 2, "a probe is no data segment");
+    }
+
     fn at_ms(ms: u64) -> SimTime {
         SimTime::ZERO + Duration::from_millis(ms)
     }
