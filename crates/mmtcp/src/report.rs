@@ -107,6 +107,23 @@ struct FlowSummary<'a> {
     /// MP-TCP: the connection level.
     #[serde(skip_serializing_if = "Option::is_none")]
     mptcp: Option<MptcpSummary>,
+    /// A relay flow: its buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relay: Option<RelaySummary<'a>>,
+}
+
+#[derive(Serialize)]
+struct RelaySummary<'a> {
+    /// The flow it reads.
+    from: &'a str,
+    buffer_bytes: u64,
+    /// Bytes read from the upstream flow and written into this one.
+    relayed_bytes: u64,
+    /// Bytes in the buffer at the end, and the most it held at once.
+    final_buffered_bytes: u64,
+    max_buffered_bytes: u64,
+    /// ACKs the upstream receiver sent only to announce the window the relay reopened.
+    window_updates: u64,
 }
 
 #[derive(Serialize)]
@@ -215,11 +232,29 @@ fn flows<'a>(world: &'a World, scenario: &'a Scenario, end: SimTime) -> Vec<Flow
         .entries()
         .iter()
         .zip(&scenario.flows)
-        .map(|(&entry, config)| match entry {
-            Entry::Tcp(f) => flow(world, &world.flows()[f], config, end),
-            Entry::Mptcp(c) => connection(world, &world.connections()[c], config, end),
+        .map(|(&entry, config)| {
+            let summary = match entry {
+                Entry::Tcp(f) => flow(world, &world.flows()[f], config, end),
+                Entry::Mptcp(c) => connection(world, &world.connections()[c], config, end),
+            };
+            let relay = world.relays().iter().position(|r| r.downstream == entry);
+            FlowSummary { relay: relay.map(|r| relay_summary(world, r)), ..summary }
         })
         .collect()
+}
+
+fn relay_summary(world: &World, r: usize) -> RelaySummary<'_> {
+    let upstream = &world.flows()[world.relays()[r].upstream];
+    let app = world.relay_app(r);
+    let buffer = app.relay().expect("a relay's application has a buffer");
+    RelaySummary {
+        from: upstream.name(),
+        buffer_bytes: buffer.capacity,
+        relayed_bytes: app.written(),
+        final_buffered_bytes: buffer.held,
+        max_buffered_bytes: buffer.max_held,
+        window_updates: upstream.receiver().stats.window_updates,
+    }
 }
 
 /// Bytes × 8 over the time from `begin` to `until`.
@@ -338,6 +373,7 @@ fn connection<'a>(
         completion_seconds: c.completed_at().map(|t| t.saturating_since(begin).as_secs_f64()),
         final_cwnd_bytes: sum(&|f| f.sender().cwnd()),
         subflows: Some(subflow_list),
+        relay: None,
         mptcp: Some(MptcpSummary {
             scheduler: c.scheduler().name(),
             reinjected_bytes: data_tx.reinjected_bytes,
@@ -389,6 +425,7 @@ fn flow<'a>(
         final_cwnd_bytes: f.sender().cwnd(),
         subflows: None,
         mptcp: None,
+        relay: None,
     }
 }
 

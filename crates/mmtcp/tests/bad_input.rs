@@ -609,3 +609,72 @@ fn burst_window_keys() {
     let e = with(r#"{ start = "1s" }"#);
     assert!(e.field.starts_with("metrics") && e.message.contains("length"), "{e}");
 }
+
+/// server —— gw —— d with flow `up` (server → gw) and flow `down` (gw → d, a relay of
+/// `relay_keys`), then `extra` (more flows, or `up`'s transport).
+fn relayed(up_keys: &str, relay_keys: &str, extra: &str) -> String {
+    format!(
+        r#"
+[[node]]
+name = "server"
+[[node]]
+name = "gw"
+[[node]]
+name = "d"
+[[link]]
+between = ["server", "gw"]
+rate = "1Gbps"
+[[link]]
+between = ["gw", "d"]
+rate = "1Gbps"
+[[flow]]
+name = "up"
+from = "server"
+to = "gw"
+{up_keys}
+[[flow]]
+name = "down"
+from = "gw"
+to = "d"
+app = {{ kind = "relay", {relay_keys} }}
+{extra}"#
+    )
+}
+
+#[test]
+fn a_relay_reads_one_single_path_flow_ending_at_its_source() {
+    let ok = ScenarioSource::Toml {
+        text: relayed("", r#"from = "up""#, ""),
+        name: "ok.toml".into(),
+        base_dir: PathBuf::new(),
+    };
+    let resolved = validate(&ok, &RunOptions::default()).expect("a relay of a TCP flow is valid");
+    assert!(resolved.contains("buffer = \"4MiB\""), "the default buffer is stated: {resolved}");
+
+    let e = check(&relayed("", r#"from = "nope""#, ""));
+    assert_eq!(e.field, "flow[1].app.from");
+    assert!(e.message.contains("no flow is named \"nope\""), "{e}");
+    let e = check(&relayed("", r#"from = "down""#, ""));
+    assert!(e.field == "flow[1].app.from" && e.message.contains("cannot relay itself"), "{e}");
+    // The upstream must end where the relay flow starts.
+    let e = check(&relayed("", r#"from = "up""#, "").replacen("to = \"gw\"", "to = \"d\"", 1));
+    assert_eq!(e.field, "flow[1].app.from");
+    assert!(e.message.contains("ends at \"d\"") && e.message.contains("source \"gw\""), "{e}");
+    let mptcp = r#"transport = { kind = "mptcp", subflows = [{ path = ["server", "gw"] }] }"#;
+    let e = check(&relayed(mptcp, r#"from = "up""#, ""));
+    assert!(e.field == "flow[1].app.from" && e.message.contains("is MP-TCP"), "{e}");
+    let second =
+        "[[flow]]\nname = \"again\"\nfrom = \"gw\"\nto = \"d\"\napp = { kind = \"relay\", from = \"up\" }\n";
+    let e = check(&relayed("", r#"from = "up""#, second));
+    assert_eq!(e.field, "flow[2].app.from");
+    assert!(e.message.contains("already relayed by flow \"down\""), "{e}");
+    // A cycle: "back" (d → gw) relays "down", and "down" relays "back".
+    let cycle =
+        "[[flow]]\nname = \"back\"\nfrom = \"d\"\nto = \"gw\"\napp = { kind = \"relay\", from = \"down\" }\n";
+    let e = check(&relayed("", r#"from = "back""#, cycle));
+    assert!(e.field == "flow[1].app.from" && e.message.contains("cycle"), "{e}");
+    let e = check(&relayed("", r#"from = "up", buffer = "0B""#, ""));
+    assert!(e.field == "flow[1].app.buffer" && e.message.contains("greater than 0B"), "{e}");
+    let e = check(&relayed("", r#"from = "up", buffer = "1000B""#, ""));
+    assert!(e.field == "flow[1].app.buffer" && e.message.contains("MSS"), "{e}");
+}

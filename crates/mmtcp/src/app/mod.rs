@@ -7,6 +7,11 @@
 //!   delivered.
 //! - `onoff`: bursts at `rate` during `on` periods separated by silent `off` periods, with fixed
 //!   or exponentially distributed durations (AR/VR-like traffic, seed 000's bursts).
+//! - `relay`: a splice proxy at a gateway (seed 000 §5.2.3 runs MP-TCP "at the gateway"): it
+//!   reads what another flow delivers in order into a buffer of `buffer` bytes and writes from
+//!   that buffer into its own flow whenever the send buffer has room. The world feeds it
+//!   ([`App::relay_read`]) and bounds what the upstream receiver delivers by
+//!   [`App::relay_edge`], so the buffer never overflows (`world::relay`).
 //!
 //! A rate-capped writer writes one segment-sized chunk every chunk·8/rate seconds. When the send
 //! buffer is full it blocks and does not build up credit: it resumes at its rate once space
@@ -16,6 +21,14 @@ use crate::sim::{Duration, DurationDistribution, Rng, SimTime};
 use crate::transport::tcp::Opener;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
+
+/// A relay's buffer when the scenario gives none: 4 MiB, our choice (Linux's default
+/// `tcp_wmem` maximum is 4 MiB, so a splice proxy's pipe holds about one socket buffer).
+pub const DEFAULT_RELAY_BUFFER: Bytes = Bytes(4 << 20);
+
+fn default_relay_buffer() -> Bytes {
+    DEFAULT_RELAY_BUFFER
+}
 
 /// `[flow.app]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,6 +56,13 @@ pub enum AppConfig {
         #[serde(default)]
         distribution: DurationDistribution,
     },
+    Relay {
+        /// The flow whose delivered bytes this one sends on.
+        from: String,
+        /// Bytes read from that flow and not yet written into this one, at most.
+        #[serde(default = "default_relay_buffer")]
+        buffer: Bytes,
+    },
 }
 
 impl Default for AppConfig {
@@ -57,6 +77,7 @@ impl AppConfig {
             AppConfig::Bulk { .. } => "bulk",
             AppConfig::Download { .. } => "download",
             AppConfig::Onoff { .. } => "onoff",
+            AppConfig::Relay { .. } => "relay",
         }
     }
 
@@ -95,6 +116,12 @@ impl AppConfig {
                 }
                 Ok(())
             }
+            AppConfig::Relay { buffer, .. } => {
+                if buffer.0 == 0 {
+                    return Err(("buffer", "must be greater than 0B".into()));
+                }
+                Ok(())
+            }
         }
     }
 
@@ -111,7 +138,7 @@ impl AppConfig {
         match self {
             AppConfig::Bulk { size, .. } => size.map(|s| s.0),
             AppConfig::Download { size } => Some(size.0),
-            AppConfig::Onoff { .. } => None,
+            AppConfig::Onoff { .. } | AppConfig::Relay { .. } => None,
         }
     }
 }
@@ -138,7 +165,19 @@ pub struct App {
     pacer: Option<Pacer>,
     /// For on/off: whether in a burst, when the current period ends, and the period lengths.
     onoff: Option<OnOffState>,
+    relay: Option<RelayBuffer>,
     rng: Rng,
+}
+
+/// A relay's buffer: bytes read from the upstream flow, not yet written downstream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RelayBuffer {
+    /// Most bytes it holds.
+    pub capacity: u64,
+    /// Bytes it holds now.
+    pub held: u64,
+    /// Most bytes it held at once.
+    pub max_held: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -164,7 +203,9 @@ impl App {
     pub fn new(config: &AppConfig, chunk: u64, start: SimTime, rng: Rng) -> App {
         let (pacer, onoff) = match config {
             AppConfig::Bulk { rate_limit: Some(r), .. } => (Some(Pacer::new(chunk, r.0, start)), None),
-            AppConfig::Bulk { rate_limit: None, .. } | AppConfig::Download { .. } => (None, None),
+            AppConfig::Bulk { rate_limit: None, .. }
+            | AppConfig::Download { .. }
+            | AppConfig::Relay { .. } => (None, None),
             AppConfig::Onoff { on, off, rate, distribution } => (
                 Some(Pacer::new(chunk, rate.0, start)),
                 Some(OnOffState {
@@ -176,11 +217,36 @@ impl App {
                 }),
             ),
         };
-        App { chunk, total: config.total(), written: 0, pacer, onoff, rng }
+        let relay = match config {
+            AppConfig::Relay { buffer, .. } => Some(RelayBuffer { capacity: buffer.0, held: 0, max_held: 0 }),
+            _ => None,
+        };
+        App { chunk, total: config.total(), written: 0, pacer, onoff, relay, rng }
     }
 
     pub fn written(&self) -> u64 {
         self.written
+    }
+
+    /// A relay's buffer; `None` for the other kinds.
+    pub fn relay(&self) -> Option<&RelayBuffer> {
+        self.relay.as_ref()
+    }
+
+    /// A relay: the upstream flow has delivered `delivered` bytes in all; what this relay has not
+    /// read yet enters its buffer. The upstream delivers no further than [`Self::relay_edge`].
+    pub fn relay_read(&mut self, delivered: u64) {
+        let buffer = self.relay.as_mut().expect("only a relay reads a flow");
+        let read = self.written + buffer.held;
+        buffer.held += delivered - read;
+        debug_assert!(buffer.held <= buffer.capacity, "the upstream delivered beyond the relay's edge");
+        buffer.max_held = buffer.max_held.max(buffer.held);
+    }
+
+    /// A relay: the upstream byte (counted from the stream's start) below which the buffer can
+    /// take everything: bytes written on plus the capacity.
+    pub fn relay_edge(&self) -> Option<u64> {
+        self.relay.map(|b| self.written + b.capacity)
     }
 
     /// Whether the application has written everything it will ever write.
@@ -216,6 +282,12 @@ impl App {
     /// Called at the flow's start, at each wake-up it asked for, and whenever the send buffer
     /// gains room; writes what it can into `space` bytes of buffer.
     pub fn write(&mut self, now: SimTime, space: u64) -> Write {
+        if let Some(buffer) = self.relay.as_mut() {
+            let bytes = space.min(buffer.held);
+            buffer.held -= bytes;
+            self.written += bytes;
+            return Write { bytes, wake: None };
+        }
         self.advance_periods(now);
         let remaining = self.remaining();
         if remaining == 0 {
@@ -347,6 +419,25 @@ mod tests {
         let expected = 5000.0 / (1.0 - (-0.1f64).exp());
         let chunks = written as f64 / 1000.0;
         assert!((chunks - expected).abs() / expected < 0.05, "{chunks} vs {expected}");
+    }
+
+    #[test]
+    fn relay_writes_what_it_read_and_moves_its_edge_by_what_it_wrote() {
+        let cfg = AppConfig::Relay { from: "up".into(), buffer: Bytes(10_000) };
+        let mut app = App::new(&cfg, 1448, SimTime::ZERO, rng());
+        assert_eq!(app.relay_edge(), Some(10_000));
+        assert_eq!(app.write(SimTime::ZERO, 5000), Write::default(), "nothing read yet");
+        app.relay_read(8000);
+        assert_eq!(app.write(SimTime::ZERO, 3000), Write { bytes: 3000, wake: None });
+        assert_eq!(app.relay_edge(), Some(13_000), "3000 bytes written on free 3000 bytes of room");
+        // The upstream has delivered 12 000 in all: 4000 new bytes join the 5000 held.
+        app.relay_read(12_000);
+        let buffer = app.relay().unwrap();
+        assert_eq!((buffer.held, buffer.max_held), (9000, 9000));
+        assert_eq!(app.write(SimTime::ZERO, 100_000).bytes, 9000);
+        assert_eq!(app.relay().unwrap().held, 0);
+        assert_eq!(app.written(), 12_000);
+        assert!(!app.is_done(), "a relay never finishes");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::schema::{
     BurstConfig, DirectionConfig, FlowConfig, LinkKind, Scenario, TransportKind, DEFAULT_BUFFER, MAX_SUBFLOWS,
 };
-use crate::app::App;
+use crate::app::{App, AppConfig};
 use crate::channel::markov_pair::{MarkovPair, MarkovPairConfig};
 use crate::channel::{AnyChannel, ChannelConfig};
 use crate::error::{InputContext, InputError};
@@ -238,6 +238,7 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
     if let Some(b) = &s.metrics.burst {
         check_burst(b, s, &flow_names).map_err(|(k, m)| err(format!("metrics.burst.{k}"), m))?;
     }
+    resolve_relays(&s.flows, &flow_names).map_err(|(field, m)| err(field, m))?;
     if let Some(i) = s.flows.iter().position(|f| f.transport.kind == TransportKind::Mptcp) {
         if let Some(n) = s.nodes.iter().position(|n| !n.processors.is_empty()) {
             return Err(err(
@@ -247,6 +248,83 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
                     s.flows[i].name
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The flow a relay reads (`app.from`): another flow, single-path TCP, ending at the relay
+/// flow's source, read by no other relay, not part of a cycle of relays; the buffer holds at
+/// least one of its segments (else its window could never open by a segment).
+/// `Err((field, message))`.
+fn resolve_relays(flows: &[FlowConfig], names: &HashMap<String, usize>) -> Result<(), (String, String)> {
+    let upstream = |f: &FlowConfig| match &f.app {
+        AppConfig::Relay { from, .. } => names.get(from).copied(),
+        _ => None,
+    };
+    let mut read_by: Vec<Option<usize>> = vec![None; flows.len()];
+    for (i, f) in flows.iter().enumerate() {
+        let AppConfig::Relay { from, buffer } = &f.app else { continue };
+        let field = format!("flow[{i}].app.from");
+        let Some(&j) = names.get(from) else {
+            return Err((
+                field,
+                format!("no flow is named \"{from}\"; a relay reads one of the scenario's flows"),
+            ));
+        };
+        let up = &flows[j];
+        if j == i {
+            return Err((field, format!("\"{from}\" is this flow; a flow cannot relay itself")));
+        }
+        if up.transport.kind != TransportKind::Tcp {
+            return Err((
+                field,
+                format!("flow \"{from}\" is MP-TCP; a relay reads a single-path TCP flow (transport.kind = \"tcp\")"),
+            ));
+        }
+        if up.to != f.from {
+            return Err((
+                field,
+                format!(
+                    "flow \"{from}\" ends at \"{}\", not at this flow's source \"{}\"; a relay reads a flow that ends where it starts",
+                    up.to, f.from
+                ),
+            ));
+        }
+        if let Some(k) = read_by[j].replace(i) {
+            return Err((
+                field,
+                format!(
+                    "flow \"{from}\" is already relayed by flow \"{}\"; one relay at most reads a flow",
+                    flows[k].name
+                ),
+            ));
+        }
+        if buffer.0 < up.transport.tcp.mss.0 {
+            return Err((
+                format!("flow[{i}].app.buffer"),
+                format!(
+                    "{buffer} is less than one segment of flow \"{from}\" ({}); allowed: at least its MSS",
+                    up.transport.tcp.mss
+                ),
+            ));
+        }
+        // Each flow is read by one relay at most, so following the upstreams from `i` either
+        // ends at a flow that is no relay or comes back to `i` within `flows.len()` steps.
+        let mut at = j;
+        for _ in 0..flows.len() {
+            match upstream(&flows[at]) {
+                Some(next) if next == i => {
+                    return Err((
+                        field,
+                        format!(
+                            "flow \"{from}\" relays this flow, directly or through other relays; relays may not form a cycle"
+                        ),
+                    ));
+                }
+                Some(next) => at = next,
+                None => break,
+            }
         }
     }
     Ok(())
@@ -502,15 +580,20 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
             }
         }
     }
+    let flow_index: HashMap<&str, usize> =
+        s.flows.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
     if let Some(b) = &s.metrics.burst {
         let entries = match &b.flows {
             None => (0..s.flows.len()).collect(),
-            Some(names) => {
-                names.iter().map(|n| s.flows.iter().position(|f| &f.name == n).expect("checked")).collect()
-            }
+            Some(names) => names.iter().map(|n| flow_index[n.as_str()]).collect(),
         };
         let start = SimTime::ZERO + b.start.0;
         world.burst(BurstSpec { start, end: start + b.length.0, target: b.target.map(|t| t.0) }, entries);
+    }
+    for (i, config) in s.flows.iter().enumerate() {
+        if let AppConfig::Relay { from, .. } = &config.app {
+            world.add_relay(flow_index[from.as_str()], i);
+        }
     }
     for slot in build_processors(s, (file, seed), world.topology(), world.dirs(), &node_ids)? {
         world.add_processor(slot);

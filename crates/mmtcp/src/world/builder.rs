@@ -2,7 +2,7 @@
 //! their routes, packet processors, then [`WorldBuilder::build`], which schedules the first
 //! events.
 
-use super::{ChannelDriver, Connection, ConnectionSpec, Entry, Flow, FlowSpec, SubflowOf, World};
+use super::{ChannelDriver, Connection, ConnectionSpec, Entry, Flow, FlowSpec, Relay, SubflowOf, World};
 use crate::event::{Event, RadioEvent};
 use crate::ids::{DirId, FlowId, RouteId};
 use crate::metrics::burst::{BurstMeter, BurstSpec};
@@ -14,6 +14,7 @@ use crate::radio::direction::RadioOutput;
 use crate::sim::{Duration, EventQueue, SimTime};
 use crate::topology::routing::RouteTable;
 use crate::topology::{AnyDirection, Topology};
+use crate::transport::tcp::TcpCtx;
 
 /// The time-series columns of an MP-TCP connection, after its subflows'.
 const CONNECTION_COLUMNS: [&str; 3] = ["goodput_bps", "delivered_bytes", "reorder_buffer_bytes"];
@@ -27,6 +28,7 @@ pub struct WorldBuilder {
     flows: Vec<Flow>,
     connections: Vec<Connection>,
     entries: Vec<Entry>,
+    relays: Vec<Relay>,
     processors: Vec<ProcessorSlot>,
     stop_time: SimTime,
     max_events: u64,
@@ -51,6 +53,7 @@ impl WorldBuilder {
             flows: Vec::new(),
             connections: Vec::new(),
             entries: Vec::new(),
+            relays: Vec::new(),
             processors: Vec::new(),
             burst: None,
             stop_time,
@@ -122,6 +125,31 @@ impl WorldBuilder {
         ids
     }
 
+    /// Makes the application of flow `downstream` (an index into the scenario's flows, which
+    /// has a relay application) read what single-path TCP flow `upstream` delivers.
+    pub fn add_relay(&mut self, upstream: usize, downstream: usize) {
+        let Entry::Tcp(up) = self.entries[upstream] else { panic!("a relay reads a single-path TCP flow") };
+        assert!(self.flows[up].read_by.is_none(), "a flow is read by one relay at most");
+        let r = Some(self.relays.len() as u32);
+        self.flows[up].read_by = r;
+        // Its window closes whenever the relay's buffer fills: a lost window update must not
+        // stall it.
+        self.flows[up].sender.enable_window_probes();
+        let entry = self.entries[downstream];
+        let app = match entry {
+            Entry::Tcp(d) => {
+                self.flows[d].relay = r;
+                self.flows[d].app.as_ref()
+            }
+            Entry::Mptcp(c) => {
+                self.connections[c].relay = r;
+                Some(&self.connections[c].app)
+            }
+        };
+        assert!(app.is_some_and(|a| a.relay().is_some()), "a relay flow has a relay application");
+        self.relays.push(Relay { upstream: up, downstream: entry });
+    }
+
     /// Adds a processor at the end of its node's chain.
     pub fn add_processor(&mut self, slot: ProcessorSlot) {
         self.processors.push(slot);
@@ -149,6 +177,7 @@ impl WorldBuilder {
             flows: self.flows,
             connections: self.connections,
             entries: self.entries,
+            relays: self.relays,
             processors: Vec::with_capacity(self.processors.len()),
             chains,
             report_listeners: Vec::new(),
@@ -171,6 +200,19 @@ impl WorldBuilder {
         };
         for slot in self.processors {
             world.register_processor(slot);
+        }
+        // A relay's upstream receiver reads no further than the relay's buffer from the start
+        // (before the handshake, so no packet goes out).
+        for r in 0..world.relays.len() {
+            let edge = world.relay_app(r).relay_edge().expect("a relay's application has an edge");
+            let mut ctx = TcpCtx {
+                now: SimTime::ZERO,
+                packets: &mut world.packets,
+                out: &mut world.out,
+                timers: &mut world.timers,
+            };
+            world.flows[world.relays[r].upstream].receiver.set_read_limit(&mut ctx, edge);
+            debug_assert!(world.out.is_empty() && world.timers.is_empty(), "nothing sent before the start");
         }
         for c in 0..world.channels.len() {
             world.queue.schedule(SimTime::ZERO, Event::Channel { channel: c as u32 });

@@ -64,6 +64,8 @@ pub struct Connection {
     pub(super) scheduler_kind: SchedulerKind,
     pub(super) coupled: bool,
     pub(super) app: App,
+    /// The relay (index into the world's relays) whose application this connection's is.
+    pub(super) relay: Option<u32>,
     pub(super) total: Option<u64>,
     pub(super) started: bool,
     pub(super) completed_at: Option<SimTime>,
@@ -95,6 +97,7 @@ impl Connection {
             scheduler_kind: spec.scheduler,
             coupled: spec.coupled,
             app: spec.app,
+            relay: None,
             total: spec.total,
             started: false,
             completed_at: None,
@@ -272,10 +275,12 @@ impl World {
 
     /// Connection `c` lets its application write, then its scheduler hands data to the
     /// subflows, which send what their windows allow.
-    fn connection_send(&mut self, now: SimTime, c: usize) {
+    pub(super) fn connection_send(&mut self, now: SimTime, c: usize) {
         let conn = &mut self.connections[c];
+        let mut wrote = 0;
         if conn.started {
             let write = conn.app.write(now, conn.data_tx.buffer_space());
+            wrote = write.bytes;
             conn.data_tx.write(write.bytes);
             let first = &mut self.flows[conn.first];
             if let Some(at) = write.wake {
@@ -325,6 +330,9 @@ impl World {
             } else if !self.connections[c].data_tx.has_data_for(k as u8) {
                 sender.note_app_limited();
             }
+        }
+        if let Some(r) = self.connections[c].relay.filter(|_| wrote > 0) {
+            self.relay_release(now, r as usize);
         }
     }
 }

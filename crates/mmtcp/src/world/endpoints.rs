@@ -37,10 +37,15 @@ impl World {
                 let mut ctx =
                     TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
                 flow.sender.on_packet(&mut ctx, &packet, &options);
-                self.app_write(now, f);
+                let wrote = self.app_write(now, f);
+                self.flush(now, f);
+                return self.relay_wrote(now, f, wrote);
             }
         }
         self.flush(now, f);
+        if let Some(r) = self.flows[f].read_by {
+            self.relay_read(now, r as usize);
+        }
     }
 
     /// Sends what flow `f`'s endpoints emitted, each packet from the start of its side's route,
@@ -91,14 +96,16 @@ impl World {
             flow.receiver.open(&mut ctx);
             flow.sender.open(&mut ctx);
         }
-        self.app_write(now, f);
+        let wrote = self.app_write(now, f);
         self.flush(now, f);
+        self.relay_wrote(now, f, wrote);
     }
 
-    /// Lets the application write into the send buffer and records when it wants to wake.
-    fn app_write(&mut self, now: SimTime, f: usize) {
+    /// Lets the application write into the send buffer and records when it wants to wake;
+    /// returns the bytes written.
+    pub(super) fn app_write(&mut self, now: SimTime, f: usize) -> u64 {
         let flow = &mut self.flows[f];
-        let Some(app) = flow.app.as_mut().filter(|_| flow.started) else { return };
+        let Some(app) = flow.app.as_mut().filter(|_| flow.started) else { return 0 };
         let write = app.write(now, flow.sender.buffer_space());
         if write.bytes > 0 {
             let mut ctx =
@@ -110,6 +117,15 @@ impl World {
                 flow.app_wake = Some(at);
                 self.queue.schedule(at, Event::App { flow: f as u32 });
             }
+        }
+        write.bytes
+    }
+
+    /// After flow `f`'s application wrote `wrote` bytes (and what it sent was flushed): a relay
+    /// lets its upstream read further.
+    fn relay_wrote(&mut self, now: SimTime, f: usize, wrote: u64) {
+        if let Some(r) = self.flows[f].relay.filter(|_| wrote > 0) {
+            self.relay_release(now, r as usize);
         }
     }
 

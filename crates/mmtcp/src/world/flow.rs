@@ -46,6 +46,10 @@ pub struct Flow {
     pub(super) receiver: TcpReceiver,
     pub(super) app: Option<App>,
     pub(super) subflow_of: Option<SubflowOf>,
+    /// The relay (index into the world's relays) whose application this flow's is.
+    pub(super) relay: Option<u32>,
+    /// The relay that reads what this flow's receiver delivers.
+    pub(super) read_by: Option<u32>,
     /// The routes of packets addressed to the receiver (data) and to the sender (ACKs).
     pub(super) routes: [RouteId; 2],
     /// Bytes the application sends in all, for downloads and sized bulk transfers.
@@ -87,6 +91,8 @@ impl Flow {
             receiver,
             app: spec.app,
             subflow_of: spec.subflow_of,
+            relay: None,
+            read_by: None,
             routes: spec.routes,
             total: spec.app_config.total(),
             started: false,

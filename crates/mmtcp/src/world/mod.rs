@@ -9,6 +9,8 @@
 //!   hop of the packet's route;
 //! - [`endpoints`]: the TCP endpoints and applications of the flows;
 //! - [`connection`]: MP-TCP connections above their subflows;
+//! - [`relay`]: relays, an application reading one flow and writing another (a split
+//!   connection);
 //! - [`processors`]: calling packet processors and carrying out what they ask; link reports;
 //! - [`drivers`]: channel processes and the radio stack's events;
 //! - [`sample`]: the time series.
@@ -20,12 +22,14 @@ mod endpoints;
 pub mod flow;
 mod forward;
 mod processors;
+pub mod relay;
 mod sample;
 
 pub use builder::WorldBuilder;
 pub use connection::{Connection, ConnectionSpec};
 pub use drivers::{ChannelDriver, DriverProcess};
 pub use flow::{Flow, FlowSpec, SubflowOf};
+pub use relay::Relay;
 
 use crate::event::{Event, RadioEvent, TcpTimer};
 use crate::ids::{DirId, NodeId, PacketId};
@@ -80,6 +84,8 @@ pub struct World {
     connections: Vec<Connection>,
     /// The scenario's flows in its order: a TCP flow or an MP-TCP connection.
     entries: Vec<Entry>,
+    /// Relays: which flow each reads and which it writes.
+    relays: Vec<Relay>,
     /// Packet processors of every node; `chains[node]` lists a node's, in order.
     processors: Vec<ProcessorSlot>,
     chains: Vec<Vec<u32>>,

@@ -19,9 +19,10 @@
 //! teardown (a flow ends with the simulation or when a download's last byte is delivered); no
 //! Nagle (the sender behaves as with TCP_NODELAY); no D-SACK, no RACK/TLP, no F-RTO, no undo of
 //! spurious retransmissions; the receiving application reads in-order data at once unless it
-//! sets a read limit (a split proxy's relay, [`TcpReceiver::set_read_limit`]); no zero-window
-//! probing (the window closes while out-of-order data is held, which the retransmission timer
-//! covers, or at a read limit, whose raising sends a window update).
+//! sets a read limit (a split proxy's relay, [`TcpReceiver::set_read_limit`]), whose raising
+//! sends a window update; a relay's upstream sender held back by the window with nothing in
+//! flight probes it (RFC 9293 §3.8.6.1, [`TcpSender::enable_window_probes`]), so a lost update
+//! delays the flow but does not stall it; other senders do not probe.
 
 pub mod config;
 pub mod dss_map;

@@ -187,8 +187,9 @@ impl TcpReceiver {
     /// receives more than it can take. When the window the sender last heard of is at most half
     /// the buffer and the new one is at least twice as large and at least one segment, an ACK
     /// announces it at once (a window update, Linux's `tcp_cleanup_rbuf` rule; the segment
-    /// minimum is RFC 1122 §4.2.3.3 receiver-side SWS avoidance). There is no zero-window
-    /// probing: a lost window update while the sender has nothing in flight stalls the flow.
+    /// minimum is RFC 1122 §4.2.3.3 receiver-side SWS avoidance). A lost window update while the
+    /// sender has nothing in flight is recovered by the sender's zero-window probe, if it
+    /// probes ([`super::TcpSender::enable_window_probes`]).
     pub fn set_read_limit(&mut self, ctx: &mut TcpCtx, limit: u64) {
         debug_assert!(self.read_limit.is_none_or(|old| limit >= old), "read limit moved back");
         self.read_limit = Some(limit);
@@ -234,6 +235,11 @@ impl TcpReceiver {
         if pkt.is_data() {
             self.hs = Handshake::Established;
             self.on_data(ctx, pkt);
+        } else {
+            // A zero-window probe (the only segment a sender sends with neither data nor SYN):
+            // RFC 9293 §3.10.7.4 answers a segment below the window with an ACK, which carries
+            // the window.
+            self.send_ack(ctx);
         }
     }
 
@@ -625,6 +631,25 @@ mod tests {
         assert!(h.read_limit(9).is_empty(), "7 segments after 4: less than double, no update");
         assert_eq!(h.read_limit(10).len(), 1, "8 segments after 4");
         assert_eq!(h.rx.stats.window_updates, 3);
+    }
+
+    #[test]
+    fn test_read_limit_a_window_probe_is_answered_with_the_window() {
+        let mut h = Harness::new(true, 100 * MSS as u64);
+        h.read_limit(2);
+        h.segment(0);
+        h.segment(1);
+        // The limit rises by a segment and its window update is lost on the way (set here
+        // without one): a probe (no data, one byte below rcv_nxt) fetches the window.
+        h.rx.read_limit = Some(3 * MSS as u64);
+        let tcp = TcpHeader { seq: 2 * MSS as u64 - 1, flags: TcpFlags::ACK, ..Default::default() };
+        let probe = Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, tcp, (h.now, h.now));
+        let mut ctx = TcpCtx { now: h.now, packets: &mut h.packets, out: &mut h.out, timers: &mut h.timers };
+        h.rx.on_packet(&mut ctx, &probe);
+        let acks = h.acks();
+        assert_eq!(acks.len(), 1);
+        assert_eq!((acks[0].ack, acks[0].window), (2 * MSS as u64, MSS as u64));
+        assert_eq!(h.rx.stats.segments_arrived, 2, "a probe is no data segment");
     }
 
     fn at_ms(ms: u64) -> SimTime {

@@ -18,6 +18,18 @@
 //! Without SACK the same machinery runs with duplicate ACKs counted as departed segments, which
 //! is RFC 6582 NewReno: the first unacknowledged segment is retransmitted on entering recovery
 //! and after each partial ACK.
+//!
+//! Zero-window probing (RFC 9293 §3.8.6.1): when the peer's window is too small for the next
+//! segment and nothing is in flight to bring an ACK that would reopen it, the retransmission
+//! timer runs as the persist timer (Linux's `ICSK_TIME_PROBE0` shares the retransmission timer
+//! too, the two are never needed at once). On expiry a probe — a segment without data one byte
+//! below `snd_una`, which the receiver answers with an ACK carrying its window (Linux
+//! `tcp_xmit_probe_skb`) — goes out and the timer backs off; once the window lets data out the
+//! back-off is cleared (Linux `tcp_ack_probe`). A lost window update then delays the flow by a
+//! probe interval instead of stalling it. Probing is on only where the world turns it on
+//! ([`TcpSender::enable_window_probes`]: the upstream flow of a relay, whose window closes by
+//! design): elsewhere a window closes with nothing in flight only behind the early-ACK proxies,
+//! which send their own window updates, and their pinned results predate the probe.
 
 use super::config::Recovery;
 use super::dss_map::DssMap;
@@ -103,6 +115,8 @@ pub struct SenderStats {
     pub fast_recoveries: u64,
     /// Times an MP-TCP scheduler halved this subflow's window ([`TcpSender::penalise`]).
     pub penalisations: u64,
+    /// Zero-window probes sent.
+    pub window_probes: u64,
     /// RTT samples (picoseconds).
     pub rtt: LogHistogram,
     /// Sum and count of RTT samples since the time series last read them.
@@ -126,7 +140,13 @@ pub struct TcpSender {
     rwnd: u64,
     cc: AnyCc,
     rtt: RttEstimator,
+    /// The retransmission timer; the persist timer while `persist` is set.
     rto_timer: Timer,
+    /// Whether this sender probes a closed window ([`Self::enable_window_probes`]).
+    probes_window: bool,
+    /// The peer's window held back unsent data while nothing was in flight, and no data has
+    /// gone since: the retransmission timer, when armed, runs as the persist timer.
+    persist: bool,
     dupacks: u32,
     /// Timestamps (RFC 7323) are on: an ACK's echo gives an RTT sample when Karn's rule does not.
     timestamps: bool,
@@ -195,6 +215,8 @@ impl TcpSender {
             ),
             rtt: RttEstimator::new(cfg.rto, cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
             rto_timer: Timer::default(),
+            probes_window: false,
+            persist: false,
             dupacks: 0,
             timestamps: cfg.timestamps,
             recovery: cfg.recovery,
@@ -352,6 +374,12 @@ impl TcpSender {
         debug_assert!(bytes <= self.buffer_space());
         self.app_end += bytes;
         self.try_send(ctx);
+    }
+
+    /// From now on a window too small for the next segment, with nothing in flight, is probed
+    /// (RFC 9293 §3.8.6.1; see the module header).
+    pub fn enable_window_probes(&mut self) {
+        self.probes_window = true;
     }
 
     /// Pins the congestion window to `cwnd` bytes (`None` hands it back to the congestion
@@ -555,6 +583,8 @@ impl TcpSender {
         }
 
         // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, restart it on progress.
+        // (A persist timer stopped here starts again in `try_send` if the window still holds
+        // data back, with its back-off.)
         if self.sb.outstanding() == 0 {
             self.rto_timer.cancel();
         } else if advanced {
@@ -715,6 +745,9 @@ impl TcpSender {
     /// in slow start from one segment, with the timer backed off.
     fn on_rto(&mut self, ctx: &mut TcpCtx) {
         if self.sb.outstanding() == 0 {
+            if self.persist {
+                self.probe_window(ctx);
+            }
             return;
         }
         self.stats.rto_count += 1;
@@ -795,6 +828,11 @@ impl TcpSender {
             };
             if self.subflow.is_none() && high + len > self.sb.una() + self.rwnd {
                 self.cwnd_limited = false;
+                if self.probes_window && self.sb.outstanding() == 0 && !self.rto_timer.is_armed() {
+                    self.persist = true;
+                    let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+                    ctx.arm(at, TcpTimer::SenderRto);
+                }
                 break;
             }
             if pipe + len > cwnd {
@@ -819,10 +857,28 @@ impl TcpSender {
             self.emit_data(ctx, high, len as u32, ctx.now);
             sent = true;
         }
+        if sent && self.persist {
+            // The window opened: the persist timer's back-off goes, the timer becomes the
+            // retransmission timer of what was just sent.
+            self.persist = false;
+            self.rtt.reset_backoff();
+            self.rto_timer.cancel();
+        }
         if sent && !self.rto_timer.is_armed() {
             let at = self.rto_timer.set(ctx.now + self.rtt.rto());
             ctx.arm(at, TcpTimer::SenderRto);
         }
+    }
+
+    /// The persist timer expired: a zero-window probe, and the timer again, backed off.
+    fn probe_window(&mut self, ctx: &mut TcpCtx) {
+        self.stats.window_probes += 1;
+        let tcp =
+            TcpHeader { seq: self.sb.una().saturating_sub(1), flags: TcpFlags::ACK, ..Default::default() };
+        ctx.emit(self.ends, Side::Receiver, (tcp, &TcpOptions::NONE), NO_ECHO);
+        self.rtt.back_off();
+        let at = self.rto_timer.set(ctx.now + self.rtt.rto());
+        ctx.arm(at, TcpTimer::SenderRto);
     }
 
     fn emit_data(&mut self, ctx: &mut TcpCtx, seq: u64, len: u32, first_sent_at: SimTime) {
@@ -1086,6 +1142,65 @@ mod tests {
         h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
         assert!(h.out.is_empty(), "a stopped timer retransmits nothing");
         assert_eq!(h.timers.len(), timers);
+    }
+
+    /// The timers armed since the last call, emptied.
+    fn armed(h: &mut Harness) -> Vec<SimTime> {
+        h.timers.drain(..).map(|(at, _)| at).collect()
+    }
+
+    #[test]
+    fn test_established_zero_window_with_nothing_in_flight_probes_with_back_off() {
+        let mut h = Harness::established(true, 20 * MSS);
+        h.tx.enable_window_probes();
+        h.sent();
+        let close = |h: &mut Harness, window: u64| {
+            let tcp = TcpHeader {
+                ack: 10 * MSS,
+                window: window as u32,
+                flags: TcpFlags::ACK,
+                ..Default::default()
+            };
+            h.reply(tcp);
+        };
+        // Everything in flight is acknowledged with half a segment of window: nothing may go,
+        // and the timer runs as the persist timer, one RTO away.
+        h.timers.clear();
+        close(&mut h, MSS / 2);
+        assert!(h.sent().is_empty());
+        let first = armed(&mut h);
+        assert_eq!(first.len(), 1, "the persist timer");
+        let rto = first[0] - h.now;
+        h.now = first[0];
+        h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
+        let probe = h.packets.get(h.out[0]).tcp;
+        assert_eq!(
+            (probe.seq, probe.len, probe.flags),
+            (10 * MSS - 1, 0, TcpFlags::ACK),
+            "a probe below snd_una"
+        );
+        h.out.clear();
+        assert_eq!(h.tx.stats.window_probes, 1);
+        assert_eq!(h.tx.stats.rto_count, 0, "a probe is no timeout");
+        let second = armed(&mut h);
+        assert_eq!(second, vec![h.now + rto.saturating_mul(2)], "backed off");
+        // The probe's answer still shows a closed window: the timer keeps its deadline and
+        // probes again, backed off once more.
+        close(&mut h, 0);
+        assert!(h.sent().is_empty());
+        h.now = second[0];
+        h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
+        assert_eq!(h.sent(), vec![(9, 0)], "the second probe");
+        assert_eq!(armed(&mut h), vec![h.now + rto.saturating_mul(4)]);
+        // The window reopens: data goes, and the timer is a retransmission timer without back-off.
+        close(&mut h, 3 * MSS);
+        assert_eq!(h.segments_sent(), vec![10, 11, 12]);
+        let timer = armed(&mut h);
+        assert_eq!(timer, vec![h.now + rto]);
+        h.now = timer[0];
+        h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
+        assert_eq!(h.segments_sent(), vec![10], "a timeout retransmits, no probe");
+        assert_eq!((h.tx.stats.window_probes, h.tx.stats.rto_count), (2, 1));
     }
 
     #[test]
