@@ -12,10 +12,13 @@
 //! the compiler turns into 16-byte vector code with only the baseline x86-64 instructions (SSE2)
 //! and no `unsafe`; the last `len mod 16` bytes use c's row of the table. On rows of 128 bytes
 //! and more that is about 1.6 times as fast as one table lookup per byte, and no slower on rows of
-//! 32 (the comparison is in docs/models/network-coding.md). The split-nibble method of Plank,
-//! Greenan and Miller ("Screaming fast Galois field arithmetic using Intel SIMD instructions",
-//! FAST 2013) needs a byte shuffle (SSSE3), hence runtime feature detection and `unsafe`, for a
-//! measured 1.4–2× on long rows and nothing on short ones: not used.
+//! 32 (the comparison is in docs/models/network-coding.md). On x86-64 processors with AVX2,
+//! `mul_add_slice` instead uses the split-nibble method of Plank, Greenan and Miller ("Screaming
+//! fast Galois field arithmetic using Intel SIMD instructions", FAST 2013): c·x = c·(x & 0x0F) ⊕
+//! c·(x & 0xF0), each half looked up in a 16-entry table with one byte shuffle over 32 bytes at a
+//! time. It needs runtime feature detection and `unsafe` for the unaligned loads and stores (the
+//! [`avx2`] module, each block with its justification); the products are the same bytes either
+//! way, so results do not depend on the machine (tests compare both paths on every c).
 
 /// The primitive polynomial x⁸ + x⁴ + x³ + x² + 1 (also Reed–Solomon's in QR codes and RAID-6).
 pub const POLYNOMIAL: u16 = 0x11D;
@@ -128,6 +131,17 @@ fn mul_by_bits(x: u8, images: &[u8; 8]) -> u8 {
 /// dst[i] ^= c·src[i]: adds c times `src` to `dst`. Panics if the lengths differ.
 pub fn mul_add_slice(dst: &mut [u8], c: u8, src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "mul_add_slice over slices of different lengths");
+    #[cfg(target_arch = "x86_64")]
+    if c > 1 && dst.len() >= avx2::CHUNK && avx2::available() {
+        let done = avx2::mul_add(dst, c, src);
+        mul_add_portable(&mut dst[done..], c, &src[done..]);
+        return;
+    }
+    mul_add_portable(dst, c, src);
+}
+
+/// [`mul_add_slice`] with the baseline instructions only.
+fn mul_add_portable(dst: &mut [u8], c: u8, src: &[u8]) {
     match c {
         0 => {}
         1 => dst.iter_mut().zip(src).for_each(|(d, s)| *d ^= s),
@@ -143,6 +157,77 @@ pub fn mul_add_slice(dst: &mut [u8], c: u8, src: &[u8]) {
                 *d ^= row[s as usize];
             }
         }
+    }
+}
+
+/// The split-nibble kernel on AVX2 (see the module header).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_loadu_si256, _mm256_set1_epi8, _mm256_shuffle_epi8,
+        _mm256_srli_epi64, _mm256_storeu_si256, _mm256_xor_si256,
+    };
+    use std::sync::OnceLock;
+
+    /// Bytes per step: one 256-bit register.
+    pub(super) const CHUNK: usize = 32;
+
+    /// NIBBLES[c] = (c·x for x in 0..16, c·(x << 4) for x in 0..16), each repeated for both
+    /// 128-bit lanes (the shuffle looks up within a lane).
+    static NIBBLES: [[[u8; CHUNK]; 2]; 256] = nibble_tables();
+
+    const fn nibble_tables() -> [[[u8; CHUNK]; 2]; 256] {
+        let product = super::product_table();
+        let mut tables = [[[0u8; CHUNK]; 2]; 256];
+        let mut c = 0;
+        while c < 256 {
+            let mut x = 0;
+            while x < 16 {
+                tables[c][0][x] = product[c][x];
+                tables[c][0][x + 16] = product[c][x];
+                tables[c][1][x] = product[c][x << 4];
+                tables[c][1][x + 16] = product[c][x << 4];
+                x += 1;
+            }
+            c += 1;
+        }
+        tables
+    }
+
+    /// Whether this processor has AVX2 (asked once).
+    pub(super) fn available() -> bool {
+        static HAS: OnceLock<bool> = OnceLock::new();
+        *HAS.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+    }
+
+    /// dst[i] ^= c·src[i] over the whole 32-byte chunks; returns how many bytes it did. Call only
+    /// where [`available`] holds.
+    pub(super) fn mul_add(dst: &mut [u8], c: u8, src: &[u8]) -> usize {
+        assert!(available(), "the AVX2 kernel needs AVX2");
+        // SAFETY: the processor has AVX2 (asserted above), the only requirement of `kernel`.
+        unsafe { kernel(dst, c, src) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn kernel(dst: &mut [u8], c: u8, src: &[u8]) -> usize {
+        let [low, high] = &NIBBLES[c as usize];
+        // SAFETY: each load reads 32 bytes from a 32-byte array.
+        let (low, high) =
+            unsafe { (_mm256_loadu_si256(low.as_ptr().cast()), _mm256_loadu_si256(high.as_ptr().cast())) };
+        let mask = _mm256_set1_epi8(0x0F);
+        let mut done = 0;
+        for (d, s) in dst.chunks_exact_mut(CHUNK).zip(src.chunks_exact(CHUNK)) {
+            // SAFETY: `s` and `d` are 32-byte chunks; unaligned loads and stores are allowed.
+            let (x, acc): (__m256i, __m256i) =
+                unsafe { (_mm256_loadu_si256(s.as_ptr().cast()), _mm256_loadu_si256(d.as_ptr().cast())) };
+            let lo = _mm256_shuffle_epi8(low, _mm256_and_si256(x, mask));
+            let hi = _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi64::<4>(x), mask));
+            let sum = _mm256_xor_si256(acc, _mm256_xor_si256(lo, hi));
+            // SAFETY: as the loads above.
+            unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast(), sum) };
+            done += CHUNK;
+        }
+        done
     }
 }
 
@@ -287,6 +372,28 @@ mod tests {
                     scale_slice(&mut scaled, c);
                     let expected: Vec<u8> = s.iter().map(|&s| mul(c, s)).collect();
                     assert_eq!(scaled, expected, "scale_slice c = {c}, len {len}, offset {offset}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn test_portable_and_avx2_paths_give_the_same_bytes() {
+        let src: Vec<u8> = (0..300).map(|i| (i * 37 + 11) as u8).collect();
+        let before: Vec<u8> = (0..300).map(|i| (i * 91 + 3) as u8).collect();
+        for c in 0..=255u8 {
+            for len in [32, 33, 64, 95, 300] {
+                let mut portable = before[..len].to_vec();
+                mul_add_portable(&mut portable, c, &src[..len]);
+                let expected: Vec<u8> =
+                    before[..len].iter().zip(&src).map(|(&d, &s)| d ^ reference_mul(c, s)).collect();
+                assert_eq!(portable, expected, "portable, c = {c}, len {len}");
+                #[cfg(target_arch = "x86_64")]
+                if avx2::available() {
+                    let mut vector = before[..len].to_vec();
+                    let done = avx2::mul_add(&mut vector, c, &src[..len]);
+                    assert_eq!(done, len / 32 * 32);
+                    assert_eq!(vector[..done], expected[..done], "AVX2, c = {c}, len {len}");
                 }
             }
         }
