@@ -678,3 +678,15 @@ fn a_relay_reads_one_single_path_flow_ending_at_its_source() {
     let e = check(&relayed("", r#"from = "up", buffer = "1000B""#, ""));
     assert!(e.field == "flow[1].app.buffer" && e.message.contains("MSS"), "{e}");
 }
+
+#[test]
+fn a_duration_beyond_the_clock_and_a_list_for_a_table_are_refused() {
+    let e = check(&format!(
+        "[simulation]\nduration = \"18446744073709551615ps\"\n[metrics]\ninterval = \"1000000s\"\n{BASE}"
+    ));
+    assert!(e.field == "simulation.duration" && e.message.contains("100 days"), "{e}");
+    let e = check(&format!("[simulation]\nduration = \"8700000s\"\n{BASE}"));
+    assert_eq!(e.field, "simulation.duration", "{e}");
+    let e = check(&BASE.replace("rate = \"1Gbps\"", "rate = \"1Gbps\"\nforward = [0.5, 0.5, 0.5]"));
+    assert!(e.field == "link[0].forward" && e.message.contains("found a list"), "{e}");
+}

@@ -22,10 +22,14 @@ use crate::sim::{Duration, Rng, SimTime};
 use crate::topology::routing::{resolve_path, reversed, PathSearch};
 use crate::topology::{AnyDirection, LinkInfo, Topology};
 use crate::transport::mptcp::SchedulerKind;
-use crate::units::BufferLimit;
+use crate::units::{BufferLimit, Time};
 use crate::world::{ChannelDriver, ConnectionSpec, DriverProcess, FlowSpec, World, WorldBuilder};
 use std::collections::HashMap;
 use std::path::Path;
+
+/// The longest run: 100 days, about half of what a picosecond `u64` clock holds (213 days), so
+/// that every time a run computes past its end (timers, the next sample) stays representable.
+const MAX_DURATION: Duration = Duration::from_secs(100 * 24 * 3600);
 
 /// Fills in default names and checks everything that serde cannot: references between
 /// sections, uniqueness, value ranges.
@@ -34,6 +38,16 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
 
     if s.simulation.duration.0 == Duration::ZERO {
         return Err(err("simulation.duration".into(), "must be greater than 0s".into()));
+    }
+    if s.simulation.duration.0 > MAX_DURATION {
+        return Err(err(
+            "simulation.duration".into(),
+            format!(
+                "{} is more than 100 days ({}), the longest run the picosecond clock leaves room for",
+                s.simulation.duration,
+                Time(MAX_DURATION)
+            ),
+        ));
     }
     if s.metrics.interval.0 == Duration::ZERO {
         return Err(err("metrics.interval".into(), "must be greater than 0s".into()));

@@ -111,7 +111,31 @@ pub fn deserialize(mut doc: Value, file: &str) -> Result<Scenario, InputError> {
             }
         }
     }
-    deserialize_as(doc, file)
+    let scenario: Scenario = deserialize_as(doc.clone(), file)?;
+    // serde fills a table from a list of its values in field order; a scenario never means that.
+    let resolved = serde_json::to_value(&scenario).expect("a scenario always serialises");
+    if let Some(path) = list_for_table(&doc, &resolved, String::new()) {
+        return Err(InputError::new(file, path, "expected a table ({ key = value, ... }), found a list"));
+    }
+    Ok(scenario)
+}
+
+/// The first place where the document has a list and the scenario it gave has a table, as a
+/// field path (`link[1].forward`).
+fn list_for_table(doc: &Value, resolved: &Value, path: String) -> Option<String> {
+    match (doc, resolved) {
+        (Value::Array(_), Value::Object(_)) => Some(path),
+        (Value::Object(given), Value::Object(kept)) => given.iter().find_map(|(key, value)| {
+            let inner = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            kept.get(key).and_then(|r| list_for_table(value, r, inner))
+        }),
+        (Value::Array(given), Value::Array(kept)) if given.len() == kept.len() => given
+            .iter()
+            .zip(kept)
+            .enumerate()
+            .find_map(|(i, (g, k))| list_for_table(g, k, format!("{path}[{i}]"))),
+        _ => None,
+    }
 }
 
 /// Deserialises a document into any configuration type, with the errors of [`deserialize`]:
@@ -162,6 +186,16 @@ mod tests {
 
     fn load(text: &str) -> Result<Scenario, InputError> {
         deserialize(parse_toml(text, F)?, F)
+    }
+
+    #[test]
+    fn a_list_where_a_table_belongs_is_refused() {
+        let base = "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Gbps\"\n";
+        let e = load(&format!("{base}forward = [0.5, 0.5, 0.5]\n")).unwrap_err();
+        assert_eq!((e.field.as_str(), e.message.contains("found a list")), ("link[0].forward", true), "{e}");
+        let e = load(&format!("simulation = []\n{base}")).unwrap_err();
+        assert_eq!(e.field, "simulation", "{e}");
+        assert!(load(base).is_ok(), "lists where lists belong (between) stay accepted");
     }
 
     #[test]
