@@ -19,7 +19,28 @@ pub fn parse_toml(text: &str, file: &str) -> Result<Value, InputError> {
         let message = e.message().trim().replace('\n', " ");
         InputError::new(file, position.unwrap_or_default(), format!("not valid TOML: {message}"))
     })?;
+    let table = toml::Value::Table(table);
+    if let Some(path) = non_finite(&table, String::new()) {
+        return Err(InputError::new(file, path, NON_FINITE));
+    }
     serde_json::to_value(table).map_err(|e| InputError::new(file, "", format!("unsupported TOML value: {e}")))
+}
+
+/// TOML has `nan` and `inf`; the document model (JSON) does not, and would make them null, which
+/// an optional key reads as "use the default".
+const NON_FINITE: &str = "nan and inf are not allowed; expected a finite number";
+
+/// The path (`link[1].forward.loss`) of the first `nan` or `inf` in `value`.
+fn non_finite(value: &toml::Value, path: String) -> Option<String> {
+    let join = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+    match value {
+        toml::Value::Float(x) if !x.is_finite() => Some(path),
+        toml::Value::Table(table) => table.iter().find_map(|(key, v)| non_finite(v, join(key))),
+        toml::Value::Array(items) => {
+            items.iter().enumerate().find_map(|(i, v)| non_finite(v, format!("{path}[{i}]")))
+        }
+        _ => None,
+    }
 }
 
 /// Parses JSON text into the document model.
@@ -29,14 +50,20 @@ pub fn parse_json(text: &str, file: &str) -> Result<Value, InputError> {
 }
 
 /// Parses an override's value as a TOML value (`20`, `0.5`, `true`, `"x"`, `{ a = 1 }`),
-/// falling back to the raw text as a string (`20ms`, `newreno`).
-fn override_value(text: &str) -> Value {
+/// falling back to the raw text as a string (`20ms`, `newreno`); `Err` with the message for a
+/// value holding `nan` or `inf`.
+fn override_value(text: &str) -> Result<Value, String> {
     let text = text.trim();
-    toml::from_str::<toml::Table>(&format!("v = {text}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .and_then(|v| serde_json::to_value(v).ok())
-        .unwrap_or_else(|| Value::String(text.to_string()))
+    let Some(value) =
+        toml::from_str::<toml::Table>(&format!("v = {text}")).ok().and_then(|mut t| t.remove("v"))
+    else {
+        return Ok(Value::String(text.to_string()));
+    };
+    if let Some(inner) = non_finite(&value, String::new()) {
+        let at = if inner.is_empty() { String::new() } else { format!(" (at {inner})") };
+        return Err(format!("{NON_FINITE}{at}"));
+    }
+    Ok(serde_json::to_value(value).unwrap_or_else(|_| Value::String(text.to_string())))
 }
 
 /// Applies `path=value`. Path segments are keys; inside an array (`link`, `flow`, `node`) a
@@ -56,7 +83,7 @@ pub fn apply_override(doc: &mut Value, path: &str, value: &str, file: &str) -> R
         node = match node {
             Value::Object(map) => {
                 if last {
-                    map.insert(segment.to_string(), override_value(value));
+                    map.insert(segment.to_string(), override_value(value).map_err(err)?);
                     return Ok(());
                 }
                 map.entry(segment.to_string()).or_insert_with(|| Value::Object(Default::default()))
@@ -80,7 +107,7 @@ pub fn apply_override(doc: &mut Value, path: &str, value: &str, file: &str) -> R
                         })?,
                 };
                 if last {
-                    items[index] = override_value(value);
+                    items[index] = override_value(value).map_err(err)?;
                     return Ok(());
                 }
                 &mut items[index]
@@ -189,6 +216,19 @@ mod tests {
     }
 
     #[test]
+    fn nan_and_inf_are_refused_in_files_and_overrides() {
+        let e = load("[simulation]\nduration = \"1s\"\n[[node]]\nname = \"a\"\nx = { y = [1.0, nan] }\n")
+            .unwrap_err();
+        assert_eq!((e.field.as_str(), e.message.as_str()), ("node[0].x.y[1]", NON_FINITE));
+        let mut doc = parse_toml("[[link]]\nname = \"l\"\n", "f.toml").unwrap();
+        for value in ["nan", "-inf", "{ loss = inf }"] {
+            let e = apply_override(&mut doc, "link.l.forward", value, "f.toml").unwrap_err();
+            assert!(e.field == "--set link.l.forward" && e.message.starts_with(NON_FINITE), "{e}");
+        }
+        apply_override(&mut doc, "link.l.forward", "{ loss = 0.5 }", "f.toml").unwrap();
+    }
+
+    #[test]
     fn a_list_where_a_table_belongs_is_refused() {
         let base = "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Gbps\"\n";
         let e = load(&format!("{base}forward = [0.5, 0.5, 0.5]\n")).unwrap_err();
@@ -259,9 +299,9 @@ mod tests {
 
     #[test]
     fn override_values_are_typed() {
-        assert_eq!(override_value("20"), Value::from(20));
-        assert_eq!(override_value("true"), Value::from(true));
-        assert_eq!(override_value("20ms"), Value::from("20ms"));
-        assert_eq!(override_value("\"quoted\""), Value::from("quoted"));
+        assert_eq!(override_value("20"), Ok(Value::from(20)));
+        assert_eq!(override_value("true"), Ok(Value::from(true)));
+        assert_eq!(override_value("20ms"), Ok(Value::from("20ms")));
+        assert_eq!(override_value("\"quoted\""), Ok(Value::from("quoted")));
     }
 }
