@@ -66,6 +66,11 @@ fn override_value(text: &str) -> Result<Value, String> {
     Ok(serde_json::to_value(value).unwrap_or_else(|_| Value::String(text.to_string())))
 }
 
+/// The most keys an override path may have: the deepest scenario paths have seven
+/// (`flow.f.transport.subflows.0.path.1`), so 16 leaves room, and a path of thousands of keys
+/// stops before it builds as many nested tables (whose reading would overflow the stack).
+const MAX_PATH_SEGMENTS: usize = 16;
+
 /// Applies `path=value`. Path segments are keys; inside an array (`link`, `flow`, `node`) a
 /// segment is a 0-based index or the `name` of an element. Missing tables on the way are
 /// created; a key that the schema does not know is caught when the document is deserialised.
@@ -76,10 +81,16 @@ pub fn apply_override(doc: &mut Value, path: &str, value: &str, file: &str) -> R
     if path.is_empty() || segments.iter().any(|s| s.is_empty()) {
         return Err(err("the path must be keys separated by dots, e.g. link.0.delay".into()));
     }
+    if segments.len() > MAX_PATH_SEGMENTS {
+        return Err(err(format!(
+            "{} keys deep; no scenario key is deeper than {MAX_PATH_SEGMENTS}",
+            segments.len()
+        )));
+    }
     let mut node = doc;
     for (i, segment) in segments.iter().enumerate() {
         let last = i + 1 == segments.len();
-        let here = segments[..i].join(".");
+        let here = || segments[..i].join(".");
         node = match node {
             Value::Object(map) => {
                 if last {
@@ -94,7 +105,8 @@ pub fn apply_override(doc: &mut Value, path: &str, value: &str, file: &str) -> R
                     Ok(k) if k < len => k,
                     Ok(k) => {
                         return Err(err(format!(
-                            "{here} has {len} entries; index {k} does not exist (indexes start at 0)"
+                            "{} has {len} entries; index {k} does not exist (indexes start at 0)",
+                            here()
                         )))
                     }
                     Err(_) => items
@@ -102,7 +114,8 @@ pub fn apply_override(doc: &mut Value, path: &str, value: &str, file: &str) -> R
                         .position(|item| item.get("name").and_then(Value::as_str) == Some(segment))
                         .ok_or_else(|| {
                             err(format!(
-                                "{here} has no entry named \"{segment}\"; use a name or a 0-based index"
+                                "{} has no entry named \"{segment}\"; use a name or a 0-based index",
+                                here()
                             ))
                         })?,
                 };
@@ -112,7 +125,7 @@ pub fn apply_override(doc: &mut Value, path: &str, value: &str, file: &str) -> R
                 }
                 &mut items[index]
             }
-            _ => return Err(err(format!("{here} is a value, not a table; it has no key \"{segment}\""))),
+            _ => return Err(err(format!("{} is a value, not a table; it has no key \"{segment}\"", here()))),
         };
     }
     unreachable!("the loop returns at the last segment")
@@ -226,6 +239,16 @@ mod tests {
             assert!(e.field == "--set link.l.forward" && e.message.starts_with(NON_FINITE), "{e}");
         }
         apply_override(&mut doc, "link.l.forward", "{ loss = 0.5 }", "f.toml").unwrap();
+    }
+
+    #[test]
+    fn an_override_path_of_thousands_of_keys_is_refused_before_it_builds_anything() {
+        let mut doc = parse_toml("", "f.toml").unwrap();
+        let path = "a.".repeat(5000) + "b";
+        let e = apply_override(&mut doc, &path, "1", "f.toml").unwrap_err();
+        assert!(e.message.contains("5001 keys deep"), "{e}");
+        assert_eq!(doc, Value::Object(Map::new()), "nothing was created");
+        apply_override(&mut doc, &("a.".repeat(15) + "b"), "1", "f.toml").unwrap();
     }
 
     #[test]
