@@ -18,9 +18,20 @@ pub struct InputError {
     pub message: String,
 }
 
+/// The most characters of a message or a field an error keeps: an error quotes what it refuses,
+/// and what it refuses may be a 280 KB value or a whole trace line.
+const MAX_ERROR_PART: usize = 400;
+
+/// `text`, cut to [`MAX_ERROR_PART`] characters with the number left out said.
+fn bounded(text: String) -> String {
+    let Some((cut, _)) = text.char_indices().nth(MAX_ERROR_PART) else { return text };
+    let left = text[cut..].chars().count();
+    format!("{}… ({left} more characters)", &text[..cut])
+}
+
 impl InputError {
     pub fn new(file: impl Into<String>, field: impl Into<String>, message: impl Into<String>) -> Self {
-        InputError { file: file.into(), field: field.into(), message: message.into() }
+        InputError { file: file.into(), field: bounded(field.into()), message: bounded(message.into()) }
     }
 }
 
@@ -87,4 +98,19 @@ pub fn nested_error(path: &str, message: impl fmt::Display) -> String {
 /// any other message.
 pub fn split_nested(message: &str) -> Option<(&str, &str)> {
     message.strip_prefix(NESTED)?.split_once(NESTED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_and_fields_are_cut_and_say_how_much() {
+        let e =
+            InputError::new("f.toml", "k".repeat(500), format!("\"{}\" is not a rate", "x".repeat(280_000)));
+        assert!(e.to_string().len() < 1000, "{}", e.to_string().len());
+        assert!(e.message.ends_with("(279616 more characters)"), "{}", &e.message[380..]);
+        assert!(e.field.ends_with("(100 more characters)"));
+        assert_eq!(InputError::new("f", "a", "short").message, "short");
+    }
 }

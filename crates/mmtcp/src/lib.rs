@@ -9,6 +9,7 @@ pub mod coding;
 pub mod error;
 pub mod event;
 pub mod ids;
+pub mod input_file;
 pub mod metrics;
 pub mod net;
 pub mod proxy;

@@ -8,6 +8,7 @@
 
 use crate::error::InputContext;
 use crate::error::InputError;
+use crate::input_file::{read_text, MAX_TRACE_BYTES};
 use crate::sim::{Duration, SimTime};
 use crate::units::Time;
 
@@ -44,7 +45,7 @@ pub(crate) fn read_trace(
     file: &str,
 ) -> Result<(String, TraceFileErrors), InputError> {
     let path = ctx.base_dir.join(file);
-    let text = std::fs::read_to_string(&path)
+    let text = read_text(&path, MAX_TRACE_BYTES)
         .map_err(|e| ctx.error(key, format!("cannot read trace {}: {e}", path.display())))?;
     let errors = TraceFileErrors {
         file: path.display().to_string(),

@@ -35,6 +35,7 @@
 use super::{ChannelProcess, ChannelStep};
 use crate::error::InputContext;
 use crate::error::InputError;
+use crate::input_file::{read_text, MAX_TRACE_BYTES};
 use crate::sim::{Duration, Rng, SimTime};
 use crate::trace_file::{
     data_lines, parse_number_or_quantity, parse_rows, parse_steps, read_trace, Steps, TraceFileErrors,
@@ -277,7 +278,7 @@ impl RateTrace {
     /// `origin` says what the trace is for; line errors end with it in parentheses.
     pub fn read(path: &Path, format: Option<TraceFormat>, origin: &str) -> Result<RateTrace, InputError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
+        let text = read_text(path, MAX_TRACE_BYTES)
             .map_err(|e| InputError::new(&file, "", format!("cannot read the trace: {e} ({origin})")))?;
         let format = format.unwrap_or_else(|| TraceFormat::infer(&file));
         let errors = TraceFileErrors { file, origin: origin.to_string() };

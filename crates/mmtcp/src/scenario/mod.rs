@@ -7,6 +7,7 @@ pub mod schema;
 pub use schema::Scenario;
 
 use crate::error::InputError;
+use crate::input_file::{read_text, MAX_SCENARIO_BYTES};
 use std::path::PathBuf;
 
 /// Where a scenario comes from.
@@ -44,11 +45,7 @@ pub fn load(source: &ScenarioSource, options: &RunOptions) -> Result<Loaded, Inp
     let (mut doc, file, base_dir) = match source {
         ScenarioSource::File(path) => {
             let file = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                let why = match e.kind() {
-                    std::io::ErrorKind::NotFound => "no such file".to_string(),
-                    _ => e.to_string(),
-                };
+            let text = read_text(path, MAX_SCENARIO_BYTES).map_err(|why| {
                 InputError::new(file.clone(), "", format!("cannot read the scenario: {why}"))
             })?;
             let base = path.parent().map(PathBuf::from).unwrap_or_default();
