@@ -49,6 +49,16 @@ fn parse_scaled(text: &str, units: &[(&str, u64)]) -> Option<u64> {
     u64::try_from(value).ok()
 }
 
+/// For a well-formed `"<decimal><unit>"` whose value exceeds `u64::MAX`, that maximum.
+fn too_large(text: &str, units: &[(&str, u64)]) -> Option<u64> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let scale = units.iter().find(|(u, _)| *u == unit.trim())?.1;
+    let value: f64 = number.parse().ok()?;
+    (value * scale as f64 >= u64::MAX as f64).then_some(u64::MAX)
+}
+
 fn is_power_of_ten(mut n: u64) -> bool {
     while n >= 10 && n % 10 == 0 {
         n /= 10;
@@ -57,8 +67,8 @@ fn is_power_of_ten(mut n: u64) -> bool {
 }
 
 /// Prints `value` (in base units) exactly, choosing the shortest spelling among the units (ties
-/// go to the larger unit): `"1448B"`, `"1.5ms"`, `"64MiB"`, `"90s"`. Decimals are used only with
-/// power-of-ten units, where they terminate. `units` is ordered from the largest scale down.
+/// go to the unit listed first in `units`): `"1448B"`, `"1.5ms"`, `"64MiB"`, `"90s"`. Decimals
+/// are used only with power-of-ten units, where they terminate.
 fn format_scaled(value: u64, units: &[(&str, u64)]) -> String {
     let mut best: Option<String> = None;
     for &(suffix, scale) in units {
@@ -87,6 +97,14 @@ macro_rules! quantity {
             #[doc = concat!("`\"", $example, "\"`.")]
             pub fn parse(text: &str) -> Result<Self, String> {
                 parse_scaled(text, $units).map($from).ok_or_else(|| {
+                    if let Some(largest) = too_large(text, $units) {
+                        return format!(
+                            "\"{}\" is more than {} can hold (at most {})",
+                            text,
+                            $what,
+                            $from(largest)
+                        );
+                    }
                     let suffixes: Vec<&str> = $units.iter().map(|(u, _)| *u).collect();
                     format!(
                         "\"{}\" is not {}; expected a non-negative number with a unit ({}), e.g. \"{}\"",
@@ -145,13 +163,15 @@ macro_rules! quantity {
     };
 }
 
-/// A span of time. Units: `ps`, `ns`, `us`, `ms`, `s`, `min`.
+/// A span of time. Units: `ps`, `ns`, `us`, `ms`, `s`, `min`, `h`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Time(pub Duration);
 
 const TIME_UNITS: &[(&str, u64)] = &[
     ("min", 60_000_000_000_000),
     ("s", 1_000_000_000_000),
+    // After `s`, so that zero still prints as "0s" (the shortest form wins, ties the earlier unit).
+    ("h", 3_600_000_000_000_000),
     ("ms", 1_000_000_000),
     ("us", 1_000_000),
     ("ns", 1_000),
@@ -199,13 +219,14 @@ const BYTE_UNITS: &[(&str, u64)] = &[
     ("MB", 1_000_000),
     ("KiB", 1 << 10),
     ("KB", 1_000),
+    ("kB", 1_000),
     ("B", 1),
 ];
 quantity!(Bytes, u64, "a size", "6MB", BYTE_UNITS, |b: Bytes| b.0, Bytes);
 
 impl Bytes {
     /// The allowed units, for error messages of types built on sizes.
-    pub const UNITS: &'static str = "B, KB, MB, GB, KiB, MiB, GiB";
+    pub const UNITS: &'static str = "B, KB, kB, MB, GB, KiB, MiB, GiB";
 }
 
 /// A queue or buffer limit: either a number of packets (`"1000pkt"`) or a size in bytes
@@ -321,6 +342,18 @@ mod tests {
     fn overflow_is_an_error_not_a_wrap() {
         assert!(Rate::parse("99999999999Tbps").is_err());
         assert!(Time::parse("1000000000min").is_err());
+        let e = Time::parse("18446744073709551616ps").unwrap_err();
+        assert!(e.contains("is more than a time can hold (at most 18446744.073709551615s)"), "{e}");
+        assert!(Bytes::parse("99999999999GiB").unwrap_err().contains("more than a size can hold"));
+    }
+
+    #[test]
+    fn hours_and_lowercase_kilobytes() {
+        assert_eq!(Time::parse("2h").unwrap().0, Duration::from_secs(7200));
+        assert_eq!(Time(Duration::from_secs(3600)).to_string(), "1h");
+        assert_eq!(Time(Duration::from_secs(90)).to_string(), "90s");
+        assert_eq!(Bytes::parse("100kB").unwrap(), Bytes(100_000));
+        assert_eq!(Bytes(100_000).to_string(), "100KB", "printed as before");
     }
 
     #[test]
