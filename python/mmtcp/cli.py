@@ -314,9 +314,24 @@ def _add_pool_options(command: argparse.ArgumentParser, out_help: str) -> None:
     )
 
 
+def _writable_folder(out_dir: Path) -> None:
+    """Creates `out_dir` (and its parents) before a run, or says in one line why it cannot be
+    the output folder, so that no run is lost to it afterwards."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ScenarioError(f"--out {out_dir}: is a file; expected a folder for the results")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ScenarioError(f"--out {out_dir}: cannot create the folder: {e.strerror}") from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise ScenarioError(f"--out {out_dir}: the folder is not writable")
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     scenario = Path(args.scenario)
     out_dir = Path(args.out) if args.out else Path("out") / scenario.stem
+    validate(scenario, overrides=args.overrides)
+    _writable_folder(out_dir)
     bar = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
     try:
         result = run(scenario, seed=args.seed, overrides=args.overrides, progress=bar)
@@ -550,6 +565,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mmtcp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`mmtcp run ... | head`): what it wanted it got. Point stdout at
+        # /dev/null so that the flush at exit does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except Exception as e:  # anything else is a bug: say so, and keep the traceback on demand
         if os.environ.get("MMTCP_DEBUG") == "1":
             traceback.print_exc()

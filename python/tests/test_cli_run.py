@@ -112,3 +112,33 @@ def test_bench_runs_each_scenario_and_the_engine(cli):
     assert lines[0].split()[0] == "scenario"
     assert lines[1].split()[0] == "tiny"
     assert "engine: 100,000 events" in proc.stdout
+
+
+def test_an_out_that_is_a_file_is_bad_input_before_the_run(cli, tmp_path):
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder")
+    proc = cli("run", SMALL, "--out", taken)
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        proc.stderr.strip()
+        == f"mmtcp: error: --out {taken}: is a file; expected a folder for the results"
+    )
+    assert taken.read_text() == "not a folder"
+    proc = cli("run", SMALL, "--out", taken / "below")
+    assert proc.returncode == 2, proc.stderr
+    assert "cannot create the folder" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_reader_that_stops_early_is_no_error(tmp_path):
+    run = subprocess.Popen(
+        [sys.executable, "-m", "mmtcp", "run", SMALL, "--no-plots", "--out", tmp_path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert run.stdout is not None
+    run.stdout.close()  # the reader is gone before the table comes, as `| head -0` would be
+    _, stderr = run.communicate(timeout=120)
+    assert run.returncode == 0, stderr
+    assert b"BrokenPipe" not in stderr, stderr
+    assert b"Traceback" not in stderr, stderr

@@ -690,3 +690,9 @@ fn a_duration_beyond_the_clock_and_a_list_for_a_table_are_refused() {
     let e = check(&BASE.replace("rate = \"1Gbps\"", "rate = \"1Gbps\"\nforward = [0.5, 0.5, 0.5]"));
     assert!(e.field == "link[0].forward" && e.message.contains("found a list"), "{e}");
 }
+
+#[test]
+fn a_sampling_interval_longer_than_the_run_is_refused() {
+    let e = check(&format!("[simulation]\nduration = \"1s\"\n[metrics]\ninterval = \"2s\"\n{BASE}"));
+    assert!(e.field == "metrics.interval" && e.message.contains("longer than the run"), "{e}");
+}

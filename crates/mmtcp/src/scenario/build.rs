@@ -53,6 +53,15 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
         return Err(err("metrics.interval".into(), "must be greater than 0s".into()));
     }
     let rows = s.simulation.duration.0 .0 / s.metrics.interval.0 .0;
+    if rows == 0 {
+        return Err(err(
+            "metrics.interval".into(),
+            format!(
+                "{} is longer than the run ({}); the time series would have no row",
+                s.metrics.interval, s.simulation.duration
+            ),
+        ));
+    }
     if rows > 10_000_000 {
         return Err(err(
             "metrics.interval".into(),
