@@ -64,7 +64,8 @@ def _run(scenarios: list[Path], engine_events: int, out: TextIO) -> int:
     for index, scenario in enumerate(scenarios, start=1):
         print(f"[{index}/{len(scenarios)}] {scenario}", file=sys.stderr, flush=True)
         worker = subprocess.run(
-            [sys.executable, "-m", "mmtcp.bench_worker", str(scenario)],
+            # -P: a local `mmtcp/` folder is not imported in place of the installed package.
+            [sys.executable, "-P", "-m", "mmtcp.bench_worker", str(scenario)],
             stdout=subprocess.PIPE,
             text=True,
             check=False,

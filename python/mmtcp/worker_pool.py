@@ -39,7 +39,9 @@ class _Worker:
         group = {"process_group": 0} if os.name == "posix" else {}
         with _sigint_ignored():  # also inherited by the worker
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _WORKER_CODE, package_parent],
+                # -P: the current folder is not put on the worker's import path, so a `json.py`
+                # lying there is not imported in its place.
+                [sys.executable, "-P", "-c", _WORKER_CODE, package_parent],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,

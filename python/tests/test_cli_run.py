@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from helpers import SCENARIOS
@@ -142,3 +143,24 @@ def test_a_reader_that_stops_early_is_no_error(tmp_path):
     assert run.returncode == 0, stderr
     assert b"BrokenPipe" not in stderr, stderr
     assert b"Traceback" not in stderr, stderr
+
+
+def test_bench_workers_do_not_import_a_local_mmtcp_folder(tmp_path):
+    fake = tmp_path / "mmtcp"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise SystemExit('the local mmtcp/ was imported')\n")
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "small.toml").write_text(SMALL.read_text())
+    # The installed command, as a user runs it (`python -m` would itself put the folder first).
+    command = Path(sys.executable).parent / "mmtcp"
+    proc = subprocess.run(
+        [command, "bench", "--dir", bench, "--no-scaling", "--engine-events", "1000"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "local mmtcp/ was imported" not in proc.stderr

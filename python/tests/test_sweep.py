@@ -522,6 +522,23 @@ def test_a_script_needs_no_main_guard(tmp_path):
     assert (tmp_path / "out" / "sweep-lossy" / "runs" / "p000" / "seed-2.json").is_file()
 
 
+@pytest.mark.core
+def test_workers_do_not_import_modules_of_the_current_folder(tmp_path):
+    # A local json.py (the worker protocol's module) that would break any worker importing it.
+    (tmp_path / "json.py").write_text("raise SystemExit('the local json.py was imported')\n")
+    # The installed command, as a user runs it (`python -m` would itself put the folder first).
+    command = Path(sys.executable).parent / "mmtcp"
+    proc = subprocess.run(
+        [command, "sweep", LOSSY, "--seeds", "2", "--set", SHORT, "--workers", "2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "local json.py" not in proc.stderr
+
+
 def test_a_failing_run_is_reported_not_raised():
     status, message = _run_one(
         {"source": ("/nowhere/x.toml", "path", {}), "seed": 1, "overrides": []}
