@@ -288,8 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--dir",
         dest="experiments_dir",
         metavar="DIR",
-        help="where the experiments are (default: the nearest experiments/ at or above the "
-        "current directory, and the repository's)",
+        help="where the experiments are (default: the repository's; an experiments/ folder of "
+        "the current directory is used only when named here, since its plot.py files are code)",
     )
     _add_pool_options(p, "output directory (default out/reproduce/<name>[-quick])")
     p.set_defaults(handler=_cmd_reproduce)

@@ -17,9 +17,8 @@ An experiment is a folder `experiments/<paper>/<figure>/` holding:
 
 `reproduce(name)` runs the experiment's sweep into `out/reproduce/<name>[-quick]/` (resumable, as
 any sweep), evaluates its claims into `claims.json` there, then runs its `plot.py` into
-`figures/`. Experiments are looked for in the nearest
-`experiments/` folder at or above the current directory, then in the repository's (two levels
-above this package).
+`figures/`. Experiments are those of the repository (two levels above this package), or of the
+folder the user names: a `plot.py` is code, and none is run from a folder the user did not name.
 """
 
 from __future__ import annotations
@@ -96,26 +95,14 @@ class Reproduction:
 
 
 def experiment_roots(directory: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Where experiments are looked for: `directory` alone if given; else the nearest
-    `experiments/` at or above the current directory, then the repository's."""
+    """Where experiments are looked for: `directory` if given, else the repository's. Never an
+    `experiments/` the current directory happens to hold: its `plot.py` files are code."""
     if directory is not None:
         root = Path(directory)
         if not root.is_dir():
             raise ScenarioError(f"{root}: no such experiments directory")
         return [root]
-    roots: list[Path] = []
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        if (folder / "experiments").is_dir():
-            roots.append(folder / "experiments")
-            break
-    if (REPO_ROOT / "experiments").is_dir():
-        roots.append(REPO_ROOT / "experiments")
-    unique: list[Path] = []
-    for root in roots:
-        if all(root.resolve() != other.resolve() for other in unique):
-            unique.append(root)
-    return unique
+    return [REPO_ROOT / "experiments"] if (REPO_ROOT / "experiments").is_dir() else []
 
 
 def load_experiment(path: str | os.PathLike[str]) -> Experiment:

@@ -117,6 +117,19 @@ def test_quick_replaces_seeds_and_grid_and_set_key_by_key(tmp_path):
 
 
 @pytest.mark.core
+def test_an_experiments_folder_of_the_current_directory_is_not_run_unless_named(cli, tmp_path):
+    _experiment(tmp_path / "experiments", name="planted")
+    listing = cli("reproduce", "--list", cwd=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    names = [line.split()[0] for line in listing.stdout.splitlines()[1:]]
+    assert "planted" not in names
+    assert "example-chain" in names
+    proc = cli("reproduce", "planted", "--quick", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    named = cli("reproduce", "--list", "--dir", tmp_path / "experiments", cwd=tmp_path)
+    assert [line.split()[0] for line in named.stdout.splitlines()[1:]] == ["planted"]
+
+
 def test_an_experiment_of_another_folder(cli, tmp_path):
     root = tmp_path / "mine"
     _experiment(root, extra='table = ["flows.bulk.rto_count"]')
