@@ -73,8 +73,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _seed(text: str) -> int:
-    if not (text.isascii() and text.isdigit() and int(text) < 2**64):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seed; expected 0 to 2^64-1")
+    if not (text.isascii() and text.isdigit() and int(text) < 2**63):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a seed; expected 0 to 2^63-1 (a TOML integer)"
+        )
     return int(text)
 
 

@@ -24,7 +24,7 @@ SWEEP_KEYS = ("scenario", "seeds", "grid", "point", "set", "metrics", "variants"
 """The keys a sweep file may hold (an experiment's `[sweep]` table holds the same)."""
 
 MAX_SEEDS = 100_000
-_SEED_LIMIT = 2**64
+_SEED_LIMIT = 2**63  # TOML integers are signed 64-bit: a resolved scenario must re-run
 _SLUG_LENGTH = 60
 
 
@@ -198,7 +198,7 @@ def parse_seeds(spec: SeedSpec, where: str | None = "seeds") -> list[int]:
         raise bad(f"has more than {MAX_SEEDS:,} seeds")
     for seed in seeds:
         if not 0 <= seed < _SEED_LIMIT:
-            raise bad(f"has {seed}, which is not a seed from 0 to 2^64-1")
+            raise bad(f"has {seed}, which is not a seed from 0 to 2^63-1")
     seen: set[int] = set()
     for seed in seeds:
         if seed in seen:

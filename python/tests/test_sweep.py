@@ -55,7 +55,7 @@ def test_seed_specs(spec, seeds):
 
 
 @pytest.mark.parametrize(
-    "spec", [0, "0", -1, "5-3", "a", "1,,2", "1,1", [1, 1], [], True, [1.5], "1-x", 2**64]
+    "spec", [0, "0", -1, "5-3", "a", "1,,2", "1,1", [1, 1], [], True, [1.5], "1-x", 2**64, 2**63]
 )
 def test_bad_seed_specs(spec):
     with pytest.raises(mmtcp.ScenarioError, match="expected a count"):

@@ -696,3 +696,14 @@ fn a_sampling_interval_longer_than_the_run_is_refused() {
     let e = check(&format!("[simulation]\nduration = \"1s\"\n[metrics]\ninterval = \"2s\"\n{BASE}"));
     assert!(e.field == "metrics.interval" && e.message.contains("longer than the run"), "{e}");
 }
+
+#[test]
+fn a_seed_beyond_what_toml_holds_is_refused() {
+    let source =
+        ScenarioSource::Toml { text: BASE.into(), name: "bad.toml".into(), base_dir: PathBuf::new() };
+    let options = RunOptions { seed: Some(1 << 63), ..RunOptions::default() };
+    let e = validate(&source, &options).expect_err("seed 2^63 cannot be written back to TOML");
+    assert!(e.field == "simulation.seed" && e.message.contains("9223372036854775807"), "{e}");
+    let options = RunOptions { seed: Some(i64::MAX as u64), ..RunOptions::default() };
+    assert!(validate(&source, &options).unwrap().contains("seed = 9223372036854775807"));
+}

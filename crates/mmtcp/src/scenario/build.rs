@@ -39,6 +39,16 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
     if s.simulation.duration.0 == Duration::ZERO {
         return Err(err("simulation.duration".into(), "must be greater than 0s".into()));
     }
+    if s.simulation.seed > i64::MAX as u64 {
+        return Err(err(
+            "simulation.seed".into(),
+            format!(
+                "{} is more than {}, the largest integer a TOML file holds (scenario.resolved.toml must re-run)",
+                s.simulation.seed,
+                i64::MAX
+            ),
+        ));
+    }
     if s.simulation.duration.0 > MAX_DURATION {
         return Err(err(
             "simulation.duration".into(),
