@@ -41,7 +41,8 @@ ProgressCallback = Callable[[float, float, int, float], bool | None]
 DICT_SCENARIO_NAME = "<dict>"
 """Stands for the file in error messages about a scenario given as a dict."""
 
-_SEED_LIMIT = 2**63  # TOML integers are signed 64-bit: a resolved scenario must re-run
+SEED_LIMIT = 2**63
+"""Seeds are below this: TOML integers are signed 64-bit, and a resolved scenario must re-run."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,7 +189,7 @@ def _source(scenario: Scenario) -> tuple[str, str, dict[str, str]]:
 
 
 def _check_seed(seed: int | None, scenario_name: str) -> None:
-    valid = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < _SEED_LIMIT
+    valid = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < SEED_LIMIT
     if seed is not None and not valid:
         raise ScenarioError(
             f"{scenario_name}: seed: {seed!r} is not a seed; expected an integer from 0 to 2^63-1"

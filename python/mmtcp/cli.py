@@ -46,7 +46,14 @@ from typing import Any, NoReturn
 
 from mmtcp import __version__
 from mmtcp._core import ScenarioError, SimulationError
-from mmtcp.api import ieee80211ad_dual_trace, ieee80211ad_trace, run, split_override, validate
+from mmtcp.api import (
+    SEED_LIMIT,
+    ieee80211ad_dual_trace,
+    ieee80211ad_trace,
+    run,
+    split_override,
+    validate,
+)
 from mmtcp.bench import DEFAULT_ENGINE_EVENTS, run_suite
 from mmtcp.claims import claims_table
 from mmtcp.metrics import check_metrics
@@ -73,7 +80,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _seed(text: str) -> int:
-    if not (text.isascii() and text.isdigit() and int(text) < 2**63):
+    if not (text.isascii() and text.isdigit() and int(text) < SEED_LIMIT):
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a seed; expected 0 to 2^63-1 (a TOML integer)"
         )
@@ -317,22 +324,21 @@ def _add_pool_options(command: argparse.ArgumentParser, out_help: str) -> None:
 
 
 def _writable_folder(out_dir: Path) -> None:
-    """Creates `out_dir` (and its parents) before a run, or says in one line why it cannot be
-    the output folder, so that no run is lost to it afterwards."""
+    """Says in one line why `out_dir` cannot take a run's results, before the run (which would
+    otherwise be lost to it afterwards); creates nothing."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ScenarioError(f"--out {out_dir}: is a file; expected a folder for the results")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ScenarioError(f"--out {out_dir}: cannot create the folder: {e.strerror}") from None
-    if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise ScenarioError(f"--out {out_dir}: the folder is not writable")
+    existing = next(p for p in (out_dir, *out_dir.parents) if p.exists() or p == Path(p.anchor))
+    if not existing.is_dir():
+        raise ScenarioError(f"--out {out_dir}: cannot create the folder: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        where = "the folder" if existing == out_dir else f"the folder {existing}"
+        raise ScenarioError(f"--out {out_dir}: {where} is not writable")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     scenario = Path(args.scenario)
     out_dir = Path(args.out) if args.out else Path("out") / scenario.stem
-    validate(scenario, overrides=args.overrides)
     _writable_folder(out_dir)
     bar = ProgressBar() if not args.quiet and sys.stderr.isatty() else None
     try:

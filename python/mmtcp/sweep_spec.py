@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from mmtcp._core import ScenarioError
-from mmtcp.api import Scenario, override_pairs, split_override, toml_value_text, validate
+from mmtcp.api import (
+    SEED_LIMIT,
+    Scenario,
+    override_pairs,
+    split_override,
+    toml_value_text,
+    validate,
+)
 from mmtcp.metrics import check_metrics
 
 SeedSpec = int | str | Sequence[int]
@@ -24,7 +31,6 @@ SWEEP_KEYS = ("scenario", "seeds", "grid", "point", "set", "metrics", "variants"
 """The keys a sweep file may hold (an experiment's `[sweep]` table holds the same)."""
 
 MAX_SEEDS = 100_000
-_SEED_LIMIT = 2**63  # TOML integers are signed 64-bit: a resolved scenario must re-run
 _SLUG_LENGTH = 60
 
 
@@ -197,7 +203,7 @@ def parse_seeds(spec: SeedSpec, where: str | None = "seeds") -> list[int]:
     if len(seeds) > MAX_SEEDS:
         raise bad(f"has more than {MAX_SEEDS:,} seeds")
     for seed in seeds:
-        if not 0 <= seed < _SEED_LIMIT:
+        if not 0 <= seed < SEED_LIMIT:
             raise bad(f"has {seed}, which is not a seed from 0 to 2^63-1")
     seen: set[int] = set()
     for seed in seeds:
