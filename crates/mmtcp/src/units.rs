@@ -10,14 +10,19 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
-/// Parses `"<decimal><unit>"` where `units` lists `(suffix, scale)`; the result is
-/// `decimal × scale`, which must be an integer no larger than `u64::MAX`.
-fn parse_scaled(text: &str, units: &[(&str, u64)]) -> Option<u64> {
+/// `"<decimal><unit>"` split into the decimal's text and the scale of its unit (one of `units`).
+fn number_and_scale<'a>(text: &'a str, units: &[(&str, u64)]) -> Option<(&'a str, u64)> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let unit = unit.trim();
-    let scale = units.iter().find(|(u, _)| *u == unit)?.1;
+    let scale = units.iter().find(|(u, _)| *u == unit.trim())?.1;
+    Some((number, scale))
+}
+
+/// Parses `"<decimal><unit>"` where `units` lists `(suffix, scale)`; the result is
+/// `decimal × scale`, which must be an integer no larger than `u64::MAX`.
+fn parse_scaled(text: &str, units: &[(&str, u64)]) -> Option<u64> {
+    let (number, scale) = number_and_scale(text, units)?;
     let (int_part, frac_part) = match number.split_once('.') {
         Some((i, f)) => (i, f),
         None => (number, ""),
@@ -51,10 +56,7 @@ fn parse_scaled(text: &str, units: &[(&str, u64)]) -> Option<u64> {
 
 /// For a well-formed `"<decimal><unit>"` whose value exceeds `u64::MAX`, that maximum.
 fn too_large(text: &str, units: &[(&str, u64)]) -> Option<u64> {
-    let text = text.trim();
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let scale = units.iter().find(|(u, _)| *u == unit.trim())?.1;
+    let (number, scale) = number_and_scale(text, units)?;
     let value: f64 = number.parse().ok()?;
     (value * scale as f64 >= u64::MAX as f64).then_some(u64::MAX)
 }
