@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -113,3 +113,48 @@ def wrapped_title(figure: Figure, text: str, fontsize: float = 12.0) -> None:
     width_points = figure.get_figwidth() * 72
     characters = max(20, int(width_points / (0.55 * fontsize)))
     figure.suptitle(textwrap.fill(text, characters), fontsize=fontsize)
+
+
+def grouped_bars(
+    axes: Axes,
+    points: Sequence[Mapping[str, Any]],
+    *,
+    group: Callable[[Mapping[str, Any]], str],
+    series: Callable[[Mapping[str, Any]], str],
+    styles: Mapping[str, tuple[str, str]],
+    metric: str,
+    scale: float = 1.0,
+    spread: tuple[str, str] | None = None,
+) -> None:
+    """Bars of `metric` (mean and error bar, `error_bar`) grouped along x: one tick per value of
+    `group(overrides)`, in the points' order, and within it one bar per value of
+    `series(overrides)`, in the order and with the (label, colour) of `styles`. With `spread`
+    (two metrics, e.g. a 5th and a 95th percentile), a thin line joins their means over each bar."""
+    groups = list(dict.fromkeys(group(p["overrides"]) for p in points))
+    shown = [s for s in styles if any(series(p["overrides"]) == s for p in points)]
+    width = 0.8 / max(len(shown), 1)
+    at = {(group(p["overrides"]), series(p["overrides"])): p for p in points}
+    for k, name in enumerate(shown):
+        label, colour = styles[name]
+        for i, g in enumerate(groups):
+            point = at.get((g, name))
+            bar = error_bar(point["metrics"].get(metric), scale) if point else None
+            if bar is None:
+                continue
+            x = i + (k - (len(shown) - 1) / 2) * width
+            axes.bar(
+                x,
+                bar[0],
+                width,
+                yerr=[[bar[1]], [bar[2]]],
+                capsize=3,
+                color=colour,
+                label=label if i == 0 else None,
+            )
+            if spread is not None:
+                low, high = (point["metrics"].get(m) or {} for m in spread)
+                if low.get("mean") is not None and high.get("mean") is not None:
+                    axes.plot(
+                        [x, x], [low["mean"] * scale, high["mean"] * scale], color="black", lw=0.8
+                    )
+    axes.set_xticks(range(len(groups)), groups, fontsize=8)

@@ -10,10 +10,13 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from mmtcp.figures import error_bar, interval_label, wrapped_title
+from mmtcp.figures import grouped_bars, interval_label, wrapped_title
 
-SCHEMES = {"cubic": "TCP CUBIC (sprayed)", "mptcp": "MP-TCP (LIA)", "cotag": "COTAG"}
-COLOURS = {"cubic": "tab:orange", "mptcp": "tab:green", "cotag": "tab:blue"}
+STYLES = {
+    "cubic": ("TCP CUBIC (sprayed)", "tab:orange"),
+    "mptcp": ("MP-TCP (LIA)", "tab:green"),
+    "cotag": ("COTAG", "tab:blue"),
+}
 METRIC = "burst.time_to_target_seconds"
 
 
@@ -29,34 +32,17 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         mine = [
             p for p in points if (p["overrides"]["rate"], p["overrides"]["p"]) == (rate, p_value)
         ]
-        pairs = list(dict.fromkeys(_pair(p["overrides"]) for p in mine))
-        schemes = [s for s in SCHEMES if any(p["overrides"]["scheme"] == s for p in mine)]
-        figure = Figure(figsize=(max(6, 1.6 * len(pairs)), 4.8), layout="constrained")
+        groups = len({_pair(p["overrides"]) for p in mine})
+        figure = Figure(figsize=(max(6, 1.6 * groups), 4.8), layout="constrained")
         axes = figure.subplots()
-        width = 0.8 / max(len(schemes), 1)
-        for k, scheme in enumerate(schemes):
-            for i, pair in enumerate(pairs):
-                point = next(
-                    (
-                        p
-                        for p in mine
-                        if p["overrides"]["scheme"] == scheme and _pair(p["overrides"]) == pair
-                    ),
-                    None,
-                )
-                bar = error_bar(point["metrics"].get(METRIC)) if point else None
-                if bar is None:
-                    continue
-                axes.bar(
-                    i + (k - (len(schemes) - 1) / 2) * width,
-                    bar[0],
-                    width,
-                    yerr=[[bar[1]], [bar[2]]],
-                    capsize=3,
-                    color=COLOURS[scheme],
-                    label=SCHEMES[scheme] if i == 0 else None,
-                )
-        axes.set_xticks(range(len(pairs)), pairs, fontsize=8)
+        grouped_bars(
+            axes,
+            mine,
+            group=_pair,
+            series=lambda o: o["scheme"],
+            styles=STYLES,
+            metric=METRIC,
+        )
         axes.set_ylabel("time to deliver 5 Gb (s)")
         axes.set_ylim(bottom=0)
         axes.legend(fontsize=8)
