@@ -17,7 +17,8 @@
 - `radio.png`: SINR and MCS of each direction of a link with the radio stack (`[link.radio]`).
 
 A plot whose columns are absent from the time series is skipped. Names from the scenario (flows,
-links, nodes) are shown literally: a `$` in them does not start matplotlib's mathtext. Figures
+links, nodes) are shown literally: a `$` in them does not start matplotlib's mathtext, and a
+leading `_` does not hide the line from the legend. Figures
 are drawn with matplotlib's object API on the Agg canvas: no display, no pyplot global state.
 """
 
@@ -84,12 +85,14 @@ def plot_result(
 
 def literal(text: str) -> str:
     """`text` as matplotlib shows it literally: each `$` escaped, so that a name such as
-    `$\\alpha$_x` or `a$b` is not read as mathtext (which may fail to parse).
+    `$\\alpha$_x` or `a$b` is not read as mathtext (which may fail to parse); and a leading `_`,
+    which would leave the line out of the legend, behind a zero-width space.
 
-    >>> literal("a$b"), literal("x")
-    ('a\\\\$b', 'x')
+    >>> literal("a$b"), literal("_x"), literal("x")
+    ('a\\\\$b', '\\u200b_x', 'x')
     """
-    return text.replace("$", r"\$")
+    escaped = text.replace("$", r"\$")
+    return "\u200b" + escaped if escaped.startswith("_") else escaped
 
 
 def _tcp_connections(summary: Summary) -> list[str]:

@@ -171,15 +171,16 @@ def test_plots_can_be_written_as_svg(cli, tmp_path):
     assert cli("plot", tmp_path / "cli", "--plot-format", "pdf").returncode == 2
 
 
-def test_names_with_dollar_signs_are_drawn_literally(tmp_path):
+def test_names_are_drawn_literally(tmp_path):
     """A `$` in a flow or link name is not mathtext: `$\\foo$` (not a TeX symbol) used to fail
-    at drawing time, after the results were saved."""
+    at drawing time, after the results were saved. A name starting with `_` stays in the
+    legend (matplotlib leaves such labels out)."""
     import matplotlib.cbook
 
     from mmtcp import plot
 
     summary = fake_summary()
-    names = ["$\\foo$", "a$b"]
+    names = ["$\\foo$", "_a$b"]
     for flow, name in zip(summary["flows"], names, strict=True):
         flow["name"] = name
     summary["links"][1]["name"] = "$\\alpha$_x"
@@ -188,8 +189,10 @@ def test_names_with_dollar_signs_are_drawn_literally(tmp_path):
     assert [p.name for p in written] == PLOTS
     figure = plot.goodput_figure(summary, ts)
     labels = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
-    shown = [label.replace("\\$", "$") for label in labels]
-    assert shown[:3] == ["$\\foo$ goodput", "a$b goodput", "$\\alpha$_x capacity (bs→ue)"]
+    shown = [label.replace("\\$", "$").lstrip("\u200b") for label in labels]
+    assert shown == ["$\\foo$ goodput", "_a$b goodput", "$\\alpha$_x capacity (bs→ue)"]
     assert not any(matplotlib.cbook.is_math_text(label) for label in labels)
+    rtt = plot.rtt_figure(summary, ts).axes[0].get_legend().get_texts()
+    assert [text.get_text().replace("\\$", "$").lstrip("\u200b") for text in rtt] == names
     titles = [ax.get_title() for ax in plot.cwnd_figure(summary, ts).axes]
     assert titles[0].replace("\\$", "$") == "Flow $\\foo$: window and bytes in flight"
