@@ -44,6 +44,10 @@ DICT_SCENARIO_NAME = "<dict>"
 SEED_LIMIT = 2**63
 """Seeds are below this: TOML integers are signed 64-bit, and a resolved scenario must re-run."""
 
+PLOT_FORMATS = ("png", "svg")
+"""The file formats of a run's plots (`Result.plot`, `mmtcp run --plot-format`); the first is
+the default."""
+
 
 @dataclass(frozen=True, eq=False)
 class Result:
@@ -72,11 +76,12 @@ class Result:
         (out / "scenario.resolved.toml").write_text(self.resolved_scenario, encoding="utf-8")
         return out
 
-    def plot(self, out_dir: str | os.PathLike[str]) -> list[Path]:
-        """Draws the standard plots into `out_dir/plots/` and returns the files written."""
+    def plot(self, out_dir: str | os.PathLike[str], plot_format: str = "png") -> list[Path]:
+        """Draws the standard plots into `out_dir/plots/` as PNG (or `plot_format="svg"`) and
+        returns the files written."""
         from mmtcp.plot import plot_result
 
-        return plot_result(self.summary, self.timeseries, Path(out_dir) / "plots")
+        return plot_result(self.summary, self.timeseries, Path(out_dir) / "plots", plot_format)
 
     def __repr__(self) -> str:
         flows = [flow["name"] for flow in self.summary["flows"]]

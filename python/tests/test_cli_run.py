@@ -29,6 +29,7 @@ def test_run_writes_results_plots_and_a_table(cli, tmp_path):
     for name in RESULT_FILES:
         assert (out / name).is_file(), name
     assert sorted(p.name for p in (out / "plots").iterdir()) == PLOTS
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == len(PLOTS)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 1
     table = proc.stdout
@@ -43,6 +44,34 @@ def test_run_defaults_to_out_slash_stem(cli, tmp_path):
     assert proc.stdout == ""
     assert (tmp_path / "out" / "small" / "summary.json").is_file()
     assert not (tmp_path / "out" / "small" / "plots").exists()
+
+
+def test_run_draws_svg_plots_and_can_skip_the_report(cli, tmp_path):
+    proc = cli("run", SMALL, "--plot-format", "svg", "--no-report", "--quiet", "--out", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
+        name.replace(".png", ".svg") for name in PLOTS
+    ]
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_names_that_look_like_mathtext_are_plotted(cli, tmp_path):
+    """A `$` in a name used to crash the plots after the results were saved (issue 15)."""
+    flow, link = "$\\foo$", "a$b"
+    proc = cli(
+        "run",
+        SMALL,
+        "--set",
+        f"flow.bulk.name={flow}",
+        "--set",
+        f"link.radio.name={link}",
+        "--out",
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == PLOTS
+    assert flow in proc.stdout
+    assert f"<td>{flow}</td>" in (tmp_path / "report.html").read_text()
 
 
 def test_plot_regenerates_the_plots(cli, tmp_path):
