@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from helpers import SCENARIOS
 
@@ -193,3 +194,31 @@ def test_bench_workers_do_not_import_a_local_mmtcp_folder(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "local mmtcp/ was imported" not in proc.stderr
+
+
+def test_run_without_plots_imports_neither_pandas_nor_matplotlib(tmp_path):
+    # Start-up cost (issue 15): pandas and matplotlib take most of a second to import, and a
+    # run that draws nothing needs neither (the time series is written from its arrays).
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['mmtcp', 'run', sys.argv[1], '--no-plots', '--out', sys.argv[2]]\n"
+        "try:\n"
+        "    runpy.run_module('mmtcp', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    assert e.code in (0, None), e.code\n"
+        "heavy = ('pandas', 'matplotlib', 'scipy', 'dask', 'distributed')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(SMALL), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout
+    frame = pd.read_parquet(tmp_path / "out" / "timeseries.parquet")
+    assert frame.columns[0] == "time_s"
+    assert len(frame) > 10
+    assert frame["time_s"].is_monotonic_increasing
