@@ -211,7 +211,11 @@ def _source(scenario: Scenario) -> tuple[str, str, dict[str, str]]:
     """Splits a scenario into `_core`'s `(source, kind, {name, base_dir})` arguments."""
     if isinstance(scenario, Mapping):
         where = {"name": DICT_SCENARIO_NAME, "base_dir": os.getcwd()}
-        return json.dumps(scenario), "json", where
+        try:
+            return json.dumps(scenario, allow_nan=True), "json", where
+        except (TypeError, ValueError, RecursionError) as e:
+            # A value JSON cannot hold (an object, a set) or a dict that contains itself.
+            raise TypeError(f"the scenario dict cannot be read as a scenario: {e}") from None
     if isinstance(scenario, (str, os.PathLike)):
         path = os.fspath(scenario)
         if not Path(path).is_file():
@@ -243,9 +247,14 @@ def override_pairs(overrides: Overrides | None) -> list[tuple[str, str]]:
         return []
     if isinstance(overrides, Mapping):
         return [(str(path), toml_value_text(value)) for path, value in overrides.items()]
-    if isinstance(overrides, str):
-        raise TypeError("overrides is a dict or an iterable of 'path=value' strings, not one str")
-    return [split_override(text) for text in overrides]
+    expected = "overrides is a dict or an iterable of 'path=value' strings"
+    if isinstance(overrides, str) or not isinstance(overrides, Iterable):
+        raise TypeError(f"{expected}, not {type(overrides).__name__}: {overrides!r:.80}")
+    texts = list(overrides)
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"{expected}; found {type(text).__name__}: {text!r:.80}")
+    return [split_override(text) for text in texts]
 
 
 def split_override(text: str) -> tuple[str, str]:
@@ -274,12 +283,22 @@ def toml_value_text(value: Any) -> str:
     return toml_literal(value)
 
 
-def toml_literal(value: Any) -> str:
+TOML_DEPTH_LIMIT = 32
+"""Nesting a value may have in an override: scenarios nest a few levels; a list or dict that
+contains itself would otherwise recurse until Python's stack gives out."""
+
+
+def toml_literal(value: Any, depth: int = 0) -> str:
     """`value` (bool, int, float, str, list, tuple or dict thereof) as a TOML literal.
 
     >>> toml_literal({"loss": 0.01, "kind": "x"})
     '{ loss = 0.01, kind = "x" }'
     """
+    if depth > TOML_DEPTH_LIMIT:
+        raise TypeError(
+            f"cannot write a value nested more than {TOML_DEPTH_LIMIT} levels deep as TOML "
+            "(does a list or dict contain itself?)"
+        )
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -293,9 +312,11 @@ def toml_literal(value: Any) -> str:
     if isinstance(value, str):
         return _toml_string(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_literal(item) for item in value) + "]"
+        return "[" + ", ".join(toml_literal(item, depth + 1) for item in value) + "]"
     if isinstance(value, Mapping):
-        items = ", ".join(f"{_toml_key(str(k))} = {toml_literal(v)}" for k, v in value.items())
+        items = ", ".join(
+            f"{_toml_key(str(k))} = {toml_literal(v, depth + 1)}" for k, v in value.items()
+        )
         return "{ " + items + " }" if items else "{}"
     raise TypeError(f"cannot write {type(value).__name__} {value!r} as a TOML value")
 
