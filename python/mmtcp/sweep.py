@@ -42,6 +42,7 @@ from mmtcp.aggregate import RunFailure, aggregate
 from mmtcp.api import DICT_SCENARIO_NAME, Scenario, override_pairs
 from mmtcp.metrics import check_metrics, default_metrics
 from mmtcp.stats import Stats
+from mmtcp.sweep_dask import DaskCluster, check_dask
 from mmtcp.sweep_dir import (
     build_manifest,
     claim_out_dir,
@@ -216,8 +217,6 @@ def run_spec(
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ScenarioError(f"workers: {workers!r} is not a positive number of processes")
     if dask is not None:
-        from mmtcp.sweep_dask import check_dask
-
         check_dask()
     points = spec.expand()
     resolved = validate_points(spec, points)
@@ -250,12 +249,7 @@ def run_spec(
     total = len(points) * len(spec.seeds)
     skipped = total - len(jobs)
     pool_size = min(workers or os.cpu_count() or 1, max(len(jobs), 1))
-    if dask is None:
-        executor: Any = LocalPool(pool_size)
-    else:
-        from mmtcp.sweep_dask import DaskCluster
-
-        executor = DaskCluster(dask, pool_size)
+    executor = LocalPool(pool_size) if dask is None else DaskCluster(dask, pool_size)
     progress = SweepProgress(stream, total, skipped) if stream is not None else None
     if progress is not None:
         progress.start(len(points), len(spec.seeds), len(jobs), executor.describe())

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mmtcp._core import ScenarioError
-from mmtcp.worker_pool import Finished, Job, death_message, run_task
+from mmtcp.worker_pool import Finished, Job, death_message, run_task, sigint_ignored
 
 Task = TypeVar("Task")
 
@@ -81,13 +81,14 @@ class DaskCluster:
 
         from distributed import LocalCluster
 
-        return LocalCluster(
-            n_workers=self.workers,
-            threads_per_worker=1,  # a run holds one core; the core releases the GIL anyway
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
+        with sigint_ignored():  # Ctrl-C stops the sweep, which closes the cluster
+            return LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,  # a run holds one core; the core releases the GIL anyway
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
 
 
 def _connect(address: str) -> Any:
@@ -107,11 +108,10 @@ def _run_on(
 ) -> int:
     from distributed import wait
 
-    futures = {}
-    for index, (task, payload) in enumerate(jobs):
-        # The key names the run (Dask's dashboard shows it); pure=False: never deduplicated.
-        future = client.submit(run_task, payload, key=f"mmtcp-run-{index}", pure=False)
-        futures[future] = task
+    # pure=False: each run gets a key of its own, never a result of an earlier sweep on the
+    # same cluster.
+    submitted = client.map(run_task, [payload for _, payload in jobs], pure=False)
+    futures = dict(zip(submitted, (task for task, _ in jobs), strict=True))
     pending = set(futures)
     executed = 0
     try:

@@ -151,7 +151,7 @@ def save_run(
 ) -> None:
     """Saves a run as it ends: its summary `text` (JSON) if `ok`, with the run's `digest` as its
     first key (replacing the error of an earlier attempt), else the error `text` and the command
-    that reruns it alone."""
+    that reruns it alone (replacing a run file of another run found under its name)."""
     path = run_path(runs_dir, point, seed)
     failed = error_path(runs_dir, point, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,6 +162,7 @@ def save_run(
     else:
         command = _command_line(spec, point, seed)
         write_atomically(failed, f"{text.rstrip()}\n\nto rerun alone: {command}\n")
+        path.unlink(missing_ok=True)  # a file of another run, rerun and failed, is not this run
 
 
 def _command_line(spec: SweepSpec, point: Point, seed: int) -> str:

@@ -15,16 +15,16 @@ workers. It guarantees:
 - a worker that dies (SIGKILL, the out-of-memory killer, a crash in the core) fails its run
   only; it is replaced and the other runs go on.
 
-Why not `concurrent.futures.ProcessPoolExecutor`: it was evaluated and keeps none of these
-without rebuilding most of this module around it. With the spawn or forkserver context each
-worker re-imports the caller's __main__ (a script without the guard runs again in every worker,
-and starts its own sweep); its workers share the terminal's process group, so Ctrl-C raises
-KeyboardInterrupt in every worker, each printing a traceback; its workers start with the
-parent's `sys.path` (the current folder included), and `-P` cannot be passed to them short of
-`multiprocessing.set_executable`, which is process-wide; and one worker's death raises
-`BrokenProcessPool` for every pending run, ending the sweep instead of failing one run. So the
-pool stays hand-written, and the maintained executor is offered where it fits: Dask, for more
-cores than one machine has.
+Why not `concurrent.futures.ProcessPoolExecutor`: it was evaluated, and it breaks each of these
+guarantees. With the spawn or forkserver context each worker re-imports the caller's __main__ (a
+script without the guard runs again in every worker, which fails); its workers share the
+terminal's process group, so Ctrl-C raises KeyboardInterrupt in every worker, each printing a
+traceback; its spawn workers start as `python -c ...` with the current folder first on the
+import path (tried: a `struct.py` there breaks every worker), and they get `-P` only if the
+parent process itself runs with it, which neither the `mmtcp` command nor a user's script does;
+and one worker's death raises `BrokenProcessPool` for every pending run, ending the sweep
+instead of failing one run. So the pool stays hand-written; a maintained executor is used where
+it fits: Dask (`mmtcp.sweep_dask`), for more cores than one machine has.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class _Worker:
 
         package_parent = str(Path(__file__).resolve().parents[1])
         group = {"process_group": 0} if os.name == "posix" else {}
-        with _sigint_ignored():  # also inherited by the worker
+        with sigint_ignored():  # also inherited by the worker
             self.process = subprocess.Popen(
                 # -P: the current folder is not put on the worker's import path, so a `json.py`
                 # lying there is not imported in its place.
@@ -113,7 +113,10 @@ class _Worker:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
+def sigint_ignored() -> Iterator[None]:
+    """Ignores SIGINT in this process until the block ends, and so in the processes started in
+    it: they inherit the disposition, so Ctrl-C at a terminal, which signals the whole process
+    group, reaches only the sweep's process, which then stops them."""
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: leave signals alone

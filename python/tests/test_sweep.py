@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import types
 from pathlib import Path
 
 import pytest
@@ -864,3 +865,77 @@ def test_progress_on_a_terminal_is_a_bar_and_elsewhere_plain_lines():
         else:
             assert "\r" not in text
             assert "\x1b" not in text
+
+
+@pytest.mark.core
+def test_ctrl_c_at_a_terminal_stops_a_dask_local_sweep_without_worker_tracebacks(tmp_path):
+    pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "mmtcp", "sweep", LOSSY, "--seeds", "1", "--workers", "2"),
+            *("--grid", "simulation.duration=0.3s,100000s", "--set", "metrics.interval=0.1s"),
+            *("--out", out, "--dask", "local"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell gives a command
+    )
+    short_run = out / "runs" / "p000-simulation.duration=0.3s" / "seed-1.json"
+    deadline = time.monotonic() + 60
+    while not short_run.is_file() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert short_run.is_file()
+    time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole group, workers included
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith("mmtcp: interrupted: 1 of 2 runs are saved")
+
+
+def test_a_run_whose_dask_worker_died_is_a_failed_run():
+    distributed = pytest.importorskip("distributed")
+    from mmtcp.sweep_dask import _outcome
+
+    class Future:
+        def __init__(self, status, result=None, error=None):
+            self.status, self._result, self._error = status, result, error
+
+        def result(self):
+            return self._result
+
+        def exception(self):
+            return self._error
+
+    assert _outcome(Future("finished", ("ok", "{}"))) == (True, "{}")
+    assert _outcome(Future("finished", ("error", "ScenarioError: x"))) == (
+        False,
+        "ScenarioError: x",
+    )
+    last_worker = types.SimpleNamespace(address="tcp://127.0.0.1:1")
+    killed = distributed.KilledWorker("run_task-1", last_worker, 3)
+    ok, text = _outcome(Future("error", error=killed))
+    assert not ok
+    assert text.startswith("WorkerDied: the Dask worker running this died")
+    ok, text = _outcome(Future("cancelled"))
+    assert not ok
+    assert text.startswith("DaskError: the run did not execute (cancelled)")
+
+
+def test_a_failed_rerun_replaces_the_run_file_of_another_run(tmp_path):
+    from mmtcp.sweep_dir import error_path, run_path, save_run
+    from mmtcp.sweep_spec import Point
+
+    spec = SweepSpec(scenario="x.toml", seeds=[1])
+    point = Point("p000", {})
+    foreign = run_path(tmp_path, point, 1)
+    foreign.parent.mkdir()
+    foreign.write_text('{"seed": 2}\n')
+    save_run(spec, tmp_path, point, 1, "digest", False, "SimulationError: boom")
+    assert not foreign.exists()
+    assert error_path(tmp_path, point, 1).read_text().startswith("SimulationError: boom")
+    save_run(spec, tmp_path, point, 1, "digest", True, '{"seed": 1}')
+    assert json.loads(foreign.read_text()) == {"sweep_run": "digest", "seed": 1}
+    assert not error_path(tmp_path, point, 1).exists()
