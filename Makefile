@@ -36,7 +36,7 @@ demo: setup
 
 test: setup lint
 	cargo test -p mmtcp
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -rs
 
 lint: setup
 	cargo fmt --all --check

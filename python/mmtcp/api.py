@@ -32,6 +32,8 @@ from mmtcp._core import ScenarioError
 if TYPE_CHECKING:
     # Imported where used instead: `import mmtcp` stays light for the CLI's start-up and for the
     # benchmark worker, whose peak memory should be the simulation's, not pandas'.
+    import numpy as np
+    import numpy.typing as npt
     import pandas as pd
 
 Scenario = str | os.PathLike[str] | Mapping[str, Any]
@@ -44,8 +46,11 @@ DICT_SCENARIO_NAME = "<dict>"
 SEED_LIMIT = 2**63
 """Seeds are below this: TOML integers are signed 64-bit, and a resolved scenario must re-run."""
 
+PLOT_FORMATS = ("png", "svg")
+"""The file formats of a run's plots (`Result.plot`, `mmtcp run --plot-format`); the first is
+the default."""
 
-@dataclass(frozen=True, eq=False)
+
 class Result:
     """What one run produced.
 
@@ -53,30 +58,60 @@ class Result:
         summary: `summary.json`'s content: run statistics, one entry per flow and per link, and
             the resolved scenario.
         timeseries: one row per sample interval; `time_s` first, then `flow.<name>.<metric>` and
-            `link.<name>.<fwd|rev>.<metric>` columns.
+            `link.<name>.<fwd|rev>.<metric>` columns. A pandas DataFrame, built on first use:
+            `mmtcp run` saves the columns without importing pandas.
         resolved_scenario: the scenario as run, every default filled in, as TOML text.
     """
 
-    summary: dict[str, Any]
-    timeseries: pd.DataFrame
-    resolved_scenario: str
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        timeseries: pd.DataFrame | Mapping[str, npt.NDArray[np.float64]],
+        resolved_scenario: str,
+    ):
+        """`timeseries` is a DataFrame, or its columns (name → float64 array, `time_s` first)."""
+        self.summary = summary
+        self.resolved_scenario = resolved_scenario
+        self._series = timeseries
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        if isinstance(self._series, Mapping):
+            import pandas as pd
+
+            self._series = pd.DataFrame(self._series, copy=False)
+        return self._series
 
     def save(self, out_dir: str | os.PathLike[str]) -> Path:
         """Writes `summary.json`, `timeseries.parquet` and `scenario.resolved.toml` into
         `out_dir` (created if missing) and returns its path."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         summary = json.dumps(self.summary, indent=2, ensure_ascii=False) + "\n"
         (out / "summary.json").write_text(summary, encoding="utf-8")
-        self.timeseries.to_parquet(out / "timeseries.parquet", engine="pyarrow", index=False)
+        if isinstance(self._series, Mapping):
+            # Straight from the float64 buffers: pa.array() on a numpy array imports pandas
+            # (to test for a Series), which would cost `mmtcp run` a third of a second.
+            columns = [
+                pa.Array.from_buffers(pa.float64(), len(c), [None, pa.py_buffer(c)])
+                for c in self._series.values()
+            ]
+            table = pa.Table.from_arrays(columns, names=list(self._series))
+        else:
+            table = pa.Table.from_pandas(self._series, preserve_index=False)
+        pq.write_table(table, out / "timeseries.parquet")
         (out / "scenario.resolved.toml").write_text(self.resolved_scenario, encoding="utf-8")
         return out
 
-    def plot(self, out_dir: str | os.PathLike[str]) -> list[Path]:
-        """Draws the standard plots into `out_dir/plots/` and returns the files written."""
+    def plot(self, out_dir: str | os.PathLike[str], plot_format: str = "png") -> list[Path]:
+        """Draws the standard plots into `out_dir/plots/` as PNG (or `plot_format="svg"`) and
+        returns the files written."""
         from mmtcp.plot import plot_result
 
-        return plot_result(self.summary, self.timeseries, Path(out_dir) / "plots")
+        return plot_result(self.summary, self.timeseries, Path(out_dir) / "plots", plot_format)
 
     def __repr__(self) -> str:
         flows = [flow["name"] for flow in self.summary["flows"]]
@@ -114,10 +149,7 @@ def run(
     summary, columns, resolved = _core.run(
         source, kind, **where, seed=seed, overrides=pairs, progress=progress
     )
-    import pandas as pd
-
-    timeseries = pd.DataFrame(columns, copy=False)
-    return Result(json.loads(summary), timeseries, resolved)
+    return Result(json.loads(summary), columns, resolved)
 
 
 def validate(scenario_or_path: Scenario, *, overrides: Overrides | None = None) -> str:

@@ -398,6 +398,8 @@ def evaluate(
         "settled": None,
         "note": "",
     }
+    if claim.kind == "order":
+        entry["direction"] = claim.direction
     names = _selector_names(claim)
     series = []
     for name, selector in zip(names, claim.selectors, strict=True):

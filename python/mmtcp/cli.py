@@ -1,15 +1,17 @@
 """The `mmtcp` command line.
 
-    mmtcp run SCENARIO [--seed N] [--set PATH=VALUE]... [--out DIR] [--no-plots] [--quiet]
+    mmtcp run SCENARIO [--seed N] [--set PATH=VALUE]... [--out DIR] [--no-plots]
+              [--plot-format {png,svg}] [--no-report] [--quiet]
     mmtcp validate SCENARIO [--set PATH=VALUE]... [--print]
-    mmtcp plot DIR
+    mmtcp plot DIR [--plot-format {png,svg}]
+    mmtcp report DIR
     mmtcp bench [--dir DIR] [--no-scaling] [--engine-events N]
     mmtcp sweep SCENARIO --seeds SPEC [--grid PATH=V1,V2,...]... [--set PATH=VALUE]...
                 [--metric NAME]... [--workers N] [--dask ADDRESS] [--out DIR] [--force] [--quiet]
     mmtcp sweep SWEEP.toml [same options: they add to or replace the sweep file's]
     mmtcp reproduce --list [--dir DIR]
     mmtcp reproduce NAME [--quick] [--workers N] [--dask ADDRESS] [--out DIR] [--force] [--dir DIR]
-                    [--quiet]
+                    [--no-report] [--quiet]
     mmtcp ieee80211ad-trace {a,b} [--set KEY=VALUE]... [--out FILE]
     mmtcp ieee80211ad-dual-trace --out-prefix PREFIX [--set KEY=VALUE]...
     mmtcp fit-markov TRACE1 TRACE2 [--step TIME] [--format {csv,mahimahi}]
@@ -17,11 +19,13 @@
                      [--out FILE]
     mmtcp --version
 
-`run` writes `summary.json`, `timeseries.parquet`, `scenario.resolved.toml` and `plots/*.png`
-into DIR (default `out/<scenario stem>`) and prints a summary table. `sweep` runs a scenario over
-a grid of overrides x seeds on a process pool (or a Dask cluster: --dask) into DIR (default
-`out/sweep-<stem>`; see docs/sweeps.md); `reproduce` runs an experiment of `experiments/`, checks
-its claims (claims.json) and draws its figures;
+`run` writes `summary.json`, `timeseries.parquet`, `scenario.resolved.toml`, `plots/*.png` (or
+`.svg`) and `report.html` into DIR (default `out/<scenario stem>`) and prints a summary table.
+`sweep` runs a scenario over a grid of overrides x seeds on a process pool (or a Dask cluster:
+--dask) into DIR (default `out/sweep-<stem>`; see docs/sweeps.md); `reproduce` runs an experiment
+of `experiments/`, checks its claims (claims.json), draws its figures and writes report.html;
+`report` writes the self-contained `DIR/report.html` of a run, sweep or reproduction folder
+(docs/reports.md);
 `ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout;
 `ieee80211ad-dual-trace` writes the stand-in for seed 000's measured 802.11ad links, the rate
 traces PREFIX-ap1.csv and PREFIX-ap2.csv of a user walking between two access points;
@@ -49,6 +53,7 @@ from typing import Any, NoReturn
 from mmtcp import __version__
 from mmtcp._core import ScenarioError, SimulationError
 from mmtcp.api import (
+    PLOT_FORMATS,
     SEED_LIMIT,
     ieee80211ad_dual_trace,
     ieee80211ad_trace,
@@ -58,6 +63,7 @@ from mmtcp.api import (
 )
 from mmtcp.bench import DEFAULT_ENGINE_EVENTS, run_suite
 from mmtcp.claims import claims_table
+from mmtcp.html_report import write_report
 from mmtcp.metrics import check_metrics
 from mmtcp.progress import ProgressBar
 from mmtcp.report import run_report
@@ -144,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, metavar="N", help="replace simulation.seed")
     _add_set_option(p)
     p.add_argument("--out", metavar="DIR", help="output directory (default out/<scenario stem>)")
-    p.add_argument("--no-plots", action="store_true", help="do not draw plots/*.png")
+    p.add_argument("--no-plots", action="store_true", help="do not draw plots/*")
+    _add_plot_format_option(p)
+    p.add_argument("--no-report", action="store_true", help="do not write report.html")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(handler=_cmd_run)
 
@@ -161,7 +169,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("plot", help="(re)draw the plots of a result directory")
     p.add_argument("result_dir", metavar="DIR", help="a directory written by 'mmtcp run'")
+    _add_plot_format_option(p)
     p.set_defaults(handler=_cmd_plot)
+
+    p = commands.add_parser(
+        "report", help="write the self-contained report.html of a run, sweep or reproduction"
+    )
+    p.add_argument(
+        "folder",
+        metavar="DIR",
+        help="a folder written by 'mmtcp run', 'mmtcp sweep' or 'mmtcp reproduce'",
+    )
+    p.set_defaults(handler=_cmd_report)
 
     p = commands.add_parser(
         "ieee80211ad-trace",
@@ -304,8 +323,18 @@ def build_parser() -> argparse.ArgumentParser:
         "the current directory is used only when named here, since its plot.py files are code)",
     )
     _add_pool_options(p, "output directory (default out/reproduce/<name>[-quick])")
+    p.add_argument("--no-report", action="store_true", help="do not write report.html")
     p.set_defaults(handler=_cmd_reproduce)
     return parser
+
+
+def _add_plot_format_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--plot-format",
+        choices=PLOT_FORMATS,
+        default=PLOT_FORMATS[0],
+        help=f"file format of the plots (default {PLOT_FORMATS[0]})",
+    )
 
 
 def _add_pool_options(command: argparse.ArgumentParser, out_help: str) -> None:
@@ -357,7 +386,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             bar.clear()
     result.save(out_dir)
     if not args.no_plots:
-        result.plot(out_dir)
+        result.plot(out_dir, args.plot_format)
+    if not args.no_report:
+        write_report(out_dir)
     if not args.quiet:
         print(run_report(result.summary))
         print(f"\nresults in {out_dir}{os.sep}")
@@ -382,8 +413,13 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         raise ScenarioError(
             f"{directory}: no {' or '.join(missing)}; expected a directory written by 'mmtcp run'"
         )
-    for path in plot_dir(directory):
+    for path in plot_dir(directory, args.plot_format):
         print(path)
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    print(write_report(args.folder))
     return EXIT_OK
 
 
@@ -525,6 +561,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt as e:
         return _interrupted(e)
+    report = None if args.no_report else write_report(done.sweep.out_dir, done.experiment)
     if not args.quiet:
         experiment = done.experiment
         print(f"{experiment.name}{' (quick)' if args.quick else ''}: {experiment.title}")
@@ -538,6 +575,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"claims: {done.sweep.out_dir / 'claims.json'}")
         for figure in done.figures:
             print(f"figure: {figure}")
+        if report is not None:
+            print(f"report: {report}")
         print(f"results in {done.sweep.out_dir}{os.sep}")
     return _report_failures(done.sweep)
 

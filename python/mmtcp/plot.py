@@ -1,16 +1,25 @@
 """The standard plots of a run, drawn from its summary and time series.
 
 `plot_dir(result_dir)` reads `summary.json` and `timeseries.parquet` from a directory written by
-`mmtcp run` (or `Result.save`) and writes into `result_dir/plots/`:
+`mmtcp run` (or `Result.save`) and writes into `result_dir/plots/` (PNG, or SVG with
+`plot_format="svg"`):
 
-- `goodput.png`: goodput of each flow over time, with each radio link's forward capacity;
-- `cwnd.png`: congestion window, slow-start threshold and bytes in flight, one panel per flow;
-- `rtt.png`: round-trip time of each flow (the mean of the samples in each interval);
+- `goodput.png`: goodput of each flow over time, with each radio link's forward capacity; the
+  y axis stops a little above the 99th percentile of each flow's goodput (and the capacity), so
+  that the burst of a receiver releasing its reordering buffer after an outage does not flatten
+  the rest: samples above the axis are marked on its top edge, labelled with the peak;
+- `cwnd.png`: congestion window (wide, pale), bytes in flight (thin, drawn over it) and
+  slow-start threshold (dashed), one panel per flow;
+- `rtt.png`: round-trip time of each flow (the mean of the samples in each interval); the line
+  is broken where no sample came for more than `RTT_GAP_INTERVALS` sampling intervals (an
+  outage), and bridged across shorter gaps;
 - `queues.png`: queue occupancy of each link direction;
 - `radio.png`: SINR and MCS of each direction of a link with the radio stack (`[link.radio]`).
 
-A plot whose columns are absent from the time series is skipped. Figures are drawn with
-matplotlib's object API on the Agg canvas: no display, no pyplot global state.
+A plot whose columns are absent from the time series is skipped. Names from the scenario (flows,
+links, nodes) are shown literally: a `$` in them does not start matplotlib's mathtext, and a
+leading `_` does not hide the line from the legend. Figures
+are drawn with matplotlib's object API on the Agg canvas: no display, no pyplot global state.
 """
 
 from __future__ import annotations
@@ -26,39 +35,64 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from mmtcp.api import PLOT_FORMATS
+
 Summary = dict[str, Any]
 Key = TypeVar("Key")
 
+RTT_GAP_INTERVALS = 3
+"""The RTT line is broken where consecutive samples are more than this many intervals apart."""
+GOODPUT_PERCENTILE = 99.0
+"""The goodput axis reaches a little above this percentile of each flow's samples."""
+
 _DPI = 120
 _WIDTH_INCHES = 10.0
+_HEADROOM = 1.1
 
 
-def plot_dir(result_dir: str | os.PathLike[str]) -> list[Path]:
+def plot_dir(result_dir: str | os.PathLike[str], plot_format: str = "png") -> list[Path]:
     """Draws the plots of the run saved in `result_dir`; returns the files written."""
     directory = Path(result_dir)
     summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
     timeseries = pd.read_parquet(directory / "timeseries.parquet", engine="pyarrow")
-    return plot_result(summary, timeseries, directory / "plots")
+    return plot_result(summary, timeseries, directory / "plots", plot_format)
 
 
-def plot_result(summary: Summary, timeseries: pd.DataFrame, plots_dir: Path) -> list[Path]:
-    """Draws every plot whose columns are present into `plots_dir`; returns the files written."""
+def plot_result(
+    summary: Summary, timeseries: pd.DataFrame, plots_dir: Path, plot_format: str = "png"
+) -> list[Path]:
+    """Draws every plot whose columns are present into `plots_dir` as `<plot>.<plot_format>`
+    (one of `PLOT_FORMATS`); returns the files written."""
+    if plot_format not in PLOT_FORMATS:
+        raise ValueError(f"plot format {plot_format!r}; expected one of {', '.join(PLOT_FORMATS)}")
     plots_dir.mkdir(parents=True, exist_ok=True)
     written = []
     drawers: dict[str, Callable[[Summary, pd.DataFrame], Figure | None]] = {
-        "goodput.png": goodput_figure,
-        "cwnd.png": cwnd_figure,
-        "rtt.png": rtt_figure,
-        "queues.png": queues_figure,
-        "radio.png": radio_figure,
+        "goodput": goodput_figure,
+        "cwnd": cwnd_figure,
+        "rtt": rtt_figure,
+        "queues": queues_figure,
+        "radio": radio_figure,
     }
-    for file_name, draw in drawers.items():
+    for stem, draw in drawers.items():
         figure = draw(summary, timeseries)
         if figure is not None:
-            path = plots_dir / file_name
-            figure.savefig(path, dpi=_DPI)
+            path = plots_dir / f"{stem}.{plot_format}"
+            figure.savefig(path, dpi=_DPI, format=plot_format)
             written.append(path)
     return written
+
+
+def literal(text: str) -> str:
+    """`text` as matplotlib shows it literally: each `$` escaped, so that a name such as
+    `$\\alpha$_x` or `a$b` is not read as mathtext (which may fail to parse); and a leading `_`,
+    which would leave the line out of the legend, behind a zero-width space.
+
+    >>> literal("a$b"), literal("_x"), literal("x")
+    ('a\\\\$b', '\\u200b_x', 'x')
+    """
+    escaped = text.replace("$", r"\$")
+    return "\u200b" + escaped if escaped.startswith("_") else escaped
 
 
 def _tcp_connections(summary: Summary) -> list[str]:
@@ -82,7 +116,7 @@ def goodput_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
     figure, ax = _figure(height=5.0)
     time = ts["time_s"]
     for name, column in flows:
-        ax.plot(time, ts[column] / 1e6, label=f"{name} goodput", linewidth=1.2)
+        ax.plot(time, ts[column] / 1e6, label=literal(f"{name} goodput"), linewidth=1.2)
     radio = [link for link in summary["links"] if link["kind"] == "radio"]
     capacities = _present(ts, [(link, f"link.{link['name']}.fwd.capacity_bps") for link in radio])
     for link, column in capacities:
@@ -90,22 +124,53 @@ def goodput_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
         ax.plot(
             time,
             ts[column] / 1e6,
-            label=f"{link['name']} capacity ({a}→{b})",
+            label=literal(f"{link['name']} capacity ({a}→{b})"),
             drawstyle="steps-post",
             linestyle="--",
             linewidth=1.0,
         )
+    goodput = [ts[column].to_numpy() / 1e6 for _, column in flows]
+    capacity = [ts[column].to_numpy() / 1e6 for _, column in capacities]
+    top = goodput_axis_top(goodput, capacity)
+    peak = max(float(np.nanmax(values, initial=0.0)) for values in goodput)
+    if peak > top:
+        above = np.any([values > top for values in goodput], axis=0)
+        ax.plot(
+            time[above],
+            np.full(int(above.sum()), top),
+            linestyle="",
+            marker="^",
+            color="black",
+            clip_on=False,
+            label=f"above the axis (peak {peak:,.0f} Mbit/s)",
+        )
     _finish(ax, title="Goodput per flow", ylabel="rate (Mbit/s)")
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, top)
     return figure
+
+
+def goodput_axis_top(goodput: list[np.ndarray], capacity: list[np.ndarray]) -> float:
+    """The top of the goodput axis (Mbit/s): `_HEADROOM` times the larger of each flow's
+    `GOODPUT_PERCENTILE`th percentile and the highest capacity; 1 when everything is 0.
+
+    >>> spike = np.r_[np.full(199, 10.0), 5000.0]
+    >>> round(goodput_axis_top([spike], []), 6), round(goodput_axis_top([spike], [np.r_[50.0]]), 6)
+    (11.0, 55.0)
+    """
+    levels = [float(np.nanpercentile(values, GOODPUT_PERCENTILE)) for values in goodput]
+    levels += [float(np.nanmax(values, initial=0.0)) for values in capacity]
+    finite = [level for level in levels if np.isfinite(level)]
+    return _HEADROOM * max(finite) if finite and max(finite) > 0 else 1.0
 
 
 def cwnd_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
     """Congestion window, slow-start threshold and bytes in flight: one panel per flow."""
-    metrics = [
-        ("cwnd_bytes", "cwnd", "-"),
-        ("ssthresh_bytes", "ssthresh", "--"),
-        ("inflight_bytes", "bytes in flight", ":"),
+    # Bytes in flight is often equal to the window: the window is drawn wide and pale, and bytes
+    # in flight thin and dark over it, so that both show where they coincide.
+    metrics: list[tuple[str, str, dict[str, Any]]] = [
+        ("cwnd_bytes", "cwnd", {"linewidth": 3.0, "alpha": 0.4, "color": "tab:blue", "zorder": 2}),
+        ("ssthresh_bytes", "ssthresh", {"linestyle": "--", "color": "tab:green", "zorder": 3}),
+        ("inflight_bytes", "bytes in flight", {"linewidth": 1.0, "color": "black", "zorder": 4}),
     ]
     panels = []
     for name in _tcp_connections(summary):
@@ -122,8 +187,9 @@ def cwnd_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
         peak = max(float(np.nan_to_num(ts[column].max())) for _, column in lines)
         scale, unit = _byte_unit(peak)
         for (label, style), column in lines:
-            ax.plot(time, ts[column] / scale, label=label, linestyle=style, linewidth=1.2)
-        _finish(ax, title=f"Flow {name}: window and bytes in flight", ylabel=f"size ({unit})")
+            ax.plot(time, ts[column] / scale, label=label, **{"linewidth": 1.2, **style})
+        title = literal(f"Flow {name}: window and bytes in flight")
+        _finish(ax, title=title, ylabel=f"size ({unit})")
         ax.set_ylim(bottom=0)
     for ax in axes[:-1]:
         ax.set_xlabel("")
@@ -131,18 +197,36 @@ def cwnd_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
 
 
 def rtt_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
-    """Round-trip time per flow (per subflow of an MP-TCP flow); intervals without a sample
-    (NaN) are bridged."""
+    """Round-trip time per flow (per subflow of an MP-TCP flow): intervals without a sample
+    (NaN) are bridged, unless more than `RTT_GAP_INTERVALS` in a row are (`broken_at_gaps`)."""
     flows = _present(ts, [(name, f"flow.{name}.rtt_ms") for name in _tcp_connections(summary)])
     if not flows:
         return None
     figure, ax = _figure(height=4.5)
+    interval = float(np.median(np.diff(ts["time_s"]))) if len(ts) > 1 else 0.0
     for name, column in flows:
         samples = ts[["time_s", column]].dropna()
-        ax.plot(samples["time_s"], samples[column], label=name, linewidth=1.2)
+        time, rtt = broken_at_gaps(
+            samples["time_s"].to_numpy(), samples[column].to_numpy(), RTT_GAP_INTERVALS * interval
+        )
+        ax.plot(time, rtt, label=literal(name), linewidth=1.2)
     _finish(ax, title="Round-trip time per flow", ylabel="RTT (ms)")
     ax.set_ylim(bottom=0)
     return figure
+
+
+def broken_at_gaps(
+    time: np.ndarray, values: np.ndarray, max_gap: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """`time` and `values` with a NaN inserted between consecutive samples more than `max_gap`
+    apart, where matplotlib then breaks the line.
+
+    >>> broken_at_gaps(np.array([0.0, 0.1, 0.2, 1.0]), np.array([1.0, 2.0, 3.0, 4.0]), 0.3)
+    (array([0. , 0.1, 0.2, 0.6, 1. ]), array([ 1.,  2.,  3., nan,  4.]))
+    """
+    gaps = np.flatnonzero(np.diff(time) > max_gap) + 1
+    middles = (time[gaps - 1] + time[gaps]) / 2
+    return np.insert(time, gaps, middles), np.insert(values.astype(float), gaps, np.nan)
 
 
 def queues_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
@@ -151,7 +235,7 @@ def queues_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
     for link in summary["links"]:
         a, b = link["between"]
         for direction, arrow in (("fwd", f"{a}→{b}"), ("rev", f"{b}→{a}")):
-            label = f"{link['name']} {direction} ({arrow})"
+            label = literal(f"{link['name']} {direction} ({arrow})")
             candidates.append((label, f"link.{link['name']}.{direction}.queue_bytes"))
     queues = _present(ts, candidates)
     if not queues:
@@ -173,7 +257,7 @@ def radio_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
         a, b = link["between"]
         for direction, arrow in (("fwd", f"{a}→{b}"), ("rev", f"{b}→{a}")):
             prefix = f"link.{link['name']}.{direction}"
-            candidates.append((f"{link['name']} {direction} ({arrow})", prefix))
+            candidates.append((literal(f"{link['name']} {direction} ({arrow})"), prefix))
     radios = [(label, prefix) for label, prefix in candidates if f"{prefix}.sinr_db" in ts.columns]
     if not radios:
         return None

@@ -36,9 +36,45 @@ def number(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
     return f"{value / scale:,.{digits}f}"
 
 
+Table = tuple[list[str], list[list[str]]]
+"""A table as data: its header and its rows of cells (text)."""
+
+
 def run_report(summary: dict[str, Any]) -> str:
     """The table `mmtcp run` prints: flows, links, and the cost of the run."""
-    flow_rows = [
+    tables = [format_table(header, rows) for _, (header, rows) in run_tables(summary)]
+    return "\n\n".join([*tables, cost_line(summary)])
+
+
+def run_tables(summary: dict[str, Any]) -> list[tuple[str, Table]]:
+    """The tables of a run as `(caption, (header, rows))`: flows and links, then the radio
+    directions and the packet processors when the run has them. The terminal report and the
+    HTML report show these same cells."""
+    tables = [("Flows", flow_table(summary)), ("Links", link_table(summary))]
+    radio = radio_table(summary)
+    if radio is not None:
+        tables.append(("Radio directions", radio))
+    processors = processor_table(summary)
+    if processors is not None:
+        tables.append(("Packet processors", processors))
+    return tables
+
+
+def flow_table(summary: dict[str, Any]) -> Table:
+    """Per flow: goodput, bytes delivered, retransmissions, RTOs, RTT, delivery ratio,
+    completion time."""
+    header = [
+        "flow",
+        "goodput Mbit/s",
+        "delivered MB",
+        "retransmitted",
+        "RTOs",
+        "RTT p50 ms",
+        "RTT p99 ms",
+        "delivery ratio",
+        "completion s",
+    ]
+    rows = [
         [
             flow["name"],
             number(flow["goodput_bps"], 1, 1e6),
@@ -52,21 +88,13 @@ def run_report(summary: dict[str, Any]) -> str:
         ]
         for flow in summary["flows"]
     ]
-    flows = format_table(
-        [
-            "flow",
-            "goodput Mbit/s",
-            "delivered MB",
-            "retransmitted",
-            "RTOs",
-            "RTT p50 ms",
-            "RTT p99 ms",
-            "delivery ratio",
-            "completion s",
-        ],
-        flow_rows,
-    )
-    link_rows = [
+    return header, rows
+
+
+def link_table(summary: dict[str, Any]) -> Table:
+    """Per link: kind, utilisation, drops, mean capacity."""
+    header = ["link", "kind", "utilisation", "drops", "mean capacity Mbit/s"]
+    rows = [
         [
             link["name"],
             link["kind"],
@@ -76,11 +104,7 @@ def run_report(summary: dict[str, Any]) -> str:
         ]
         for link in summary["links"]
     ]
-    links = format_table(
-        ["link", "kind", "utilisation", "drops", "mean capacity Mbit/s"], link_rows
-    )
-    extra = [t for t in (radio_table(summary), processor_table(summary)) if t]
-    return "\n\n".join([flows, links, *extra, cost_line(summary)])
+    return header, rows
 
 
 # The RLC counters summed in the "RLC drops" column: the SDU buffer refused the packet, CoDel or
@@ -89,7 +113,7 @@ def run_report(summary: dict[str, Any]) -> str:
 RLC_DROPS = ("drops_buffer", "drops_codel", "drops_discard_timer", "drops_rlf")
 
 
-def radio_table(summary: dict[str, Any]) -> str | None:
+def radio_table(summary: dict[str, Any]) -> Table | None:
     """Per direction of a link with the radio stack: SINR, block errors, what HARQ and RLC did;
     None when the run has no such link."""
     rows = []
@@ -123,10 +147,10 @@ def radio_table(summary: dict[str, Any]) -> str | None:
         "RLC lost",
         "RLC drops",
     ]
-    return format_table(header, rows)
+    return header, rows
 
 
-def processor_table(summary: dict[str, Any]) -> str | None:
+def processor_table(summary: dict[str, Any]) -> Table | None:
     """Per packet processor: where it sits and its counters (nested counters flattened as
     `a.b`); None when the run has none."""
     rows = []
@@ -135,7 +159,7 @@ def processor_table(summary: dict[str, Any]) -> str | None:
         rows.append([p["name"], p["kind"], counters or MISSING])
     if not rows:
         return None
-    return format_table(["processor", "kind", "counters"], rows)
+    return ["processor", "kind", "counters"], rows
 
 
 def _flatten(stats: Any, prefix: str = "") -> list[tuple[str, Any]]:

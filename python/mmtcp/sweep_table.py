@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mmtcp.api import override_pairs
-from mmtcp.report import format_table
+from mmtcp.report import Table, format_table
 
 MIN_SEEDS_FOR_CI = 3
 """Below this many values a table shows the min-max range instead of the 95 % CI."""
@@ -16,6 +16,11 @@ MIN_SEEDS_FOR_CI = 3
 
 def points_table(points: list[dict[str, Any]], metrics: Sequence[str]) -> str:
     """A terminal table: one row per point, its overrides, then `mean ± ci95` of each metric."""
+    return format_table(*points_rows(points, metrics))
+
+
+def points_rows(points: list[dict[str, Any]], metrics: Sequence[str]) -> Table:
+    """The cells of `points_table` (for the terminal and the HTML report)."""
     keys: list[str] = []
     for point in points:
         keys += [k for k in point["overrides"] if k not in keys]
@@ -29,7 +34,7 @@ def points_table(points: list[dict[str, Any]], metrics: Sequence[str]) -> str:
         )
         cells += [format_estimate(point["metrics"][m]) for m in metrics]
         rows.append(cells)
-    return format_table(header, rows)
+    return header, rows
 
 
 def format_estimate(stats: Mapping[str, Any]) -> str:

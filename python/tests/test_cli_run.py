@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from helpers import SCENARIOS
 
@@ -29,6 +30,7 @@ def test_run_writes_results_plots_and_a_table(cli, tmp_path):
     for name in RESULT_FILES:
         assert (out / name).is_file(), name
     assert sorted(p.name for p in (out / "plots").iterdir()) == PLOTS
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == len(PLOTS)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 1
     table = proc.stdout
@@ -43,6 +45,34 @@ def test_run_defaults_to_out_slash_stem(cli, tmp_path):
     assert proc.stdout == ""
     assert (tmp_path / "out" / "small" / "summary.json").is_file()
     assert not (tmp_path / "out" / "small" / "plots").exists()
+
+
+def test_run_draws_svg_plots_and_can_skip_the_report(cli, tmp_path):
+    proc = cli("run", SMALL, "--plot-format", "svg", "--no-report", "--quiet", "--out", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
+        name.replace(".png", ".svg") for name in PLOTS
+    ]
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_names_that_look_like_mathtext_are_plotted(cli, tmp_path):
+    """A `$` in a name used to crash the plots after the results were saved (issue 15)."""
+    flow, link = "$\\foo$", "a$b"
+    proc = cli(
+        "run",
+        SMALL,
+        "--set",
+        f"flow.bulk.name={flow}",
+        "--set",
+        f"link.radio.name={link}",
+        "--out",
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == PLOTS
+    assert flow in proc.stdout
+    assert f"<td>{flow}</td>" in (tmp_path / "report.html").read_text()
 
 
 def test_plot_regenerates_the_plots(cli, tmp_path):
@@ -164,3 +194,31 @@ def test_bench_workers_do_not_import_a_local_mmtcp_folder(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "local mmtcp/ was imported" not in proc.stderr
+
+
+def test_run_without_plots_imports_neither_pandas_nor_matplotlib(tmp_path):
+    # Start-up cost (issue 15): pandas and matplotlib take most of a second to import, and a
+    # run that draws nothing needs neither (the time series is written from its arrays).
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['mmtcp', 'run', sys.argv[1], '--no-plots', '--out', sys.argv[2]]\n"
+        "try:\n"
+        "    runpy.run_module('mmtcp', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    assert e.code in (0, None), e.code\n"
+        "heavy = ('pandas', 'matplotlib', 'scipy', 'dask', 'distributed')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(SMALL), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout
+    frame = pd.read_parquet(tmp_path / "out" / "timeseries.parquet")
+    assert frame.columns[0] == "time_s"
+    assert len(frame) > 10
+    assert frame["time_s"].is_monotonic_increasing

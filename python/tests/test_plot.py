@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 from helpers import fake_summary, fake_timeseries
 
@@ -89,3 +90,109 @@ def test_an_mptcp_flow_is_drawn_with_its_subflows(monkeypatch, tmp_path):
         f"Flow {s}: window and bytes in flight" for s in [*subflows, other]
     ]
     assert labels["rtt_figure"][0][1] == [*subflows, other]
+
+
+def test_rtt_line_is_broken_at_an_outage_and_bridged_over_a_short_gap():
+    """No RTT sample for 0.5 s (an outage): the line has a NaN there; a single empty interval
+    (an interval without an ACK) is bridged."""
+    from mmtcp import plot
+
+    summary = fake_summary()
+    ts = fake_timeseries(summary)
+    rtt = np.full(len(ts), 30.0)
+    rtt[50:100] = np.nan  # 0.51 s to 1.00 s: 50 intervals of 10 ms
+    rtt[150] = np.nan
+    for flow in summary["flows"]:
+        ts[f"flow.{flow['name']}.rtt_ms"] = rtt
+    line = plot.rtt_figure(summary, ts).axes[0].get_lines()[0]
+    x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+    breaks = np.flatnonzero(np.isnan(y))
+    assert len(breaks) == 1
+    assert ts["time_s"][49] < x[breaks[0]] < ts["time_s"][100]
+    assert not np.isnan(y[x > 1.2]).any()
+    assert np.all(np.diff(x) > 0)
+
+
+def test_a_goodput_spike_does_not_set_the_axis_and_is_marked():
+    from mmtcp import plot
+
+    summary = fake_summary()
+    ts = fake_timeseries(summary)
+    name = summary["flows"][0]["name"]
+    ts.loc[120, f"flow.{name}.goodput_bps"] = 5e9  # 5000 Mbit/s in one interval
+    ax = plot.goodput_figure(summary, ts).axes[0]
+    normal = ts[f"flow.{name}.goodput_bps"].drop(index=120).max() / 1e6
+    assert normal <= ax.get_ylim()[1] < 500
+    marker = next(line for line in ax.get_lines() if line.get_label().startswith("above"))
+    assert "5,000 Mbit/s" in marker.get_label()
+    assert list(marker.get_xdata()) == [ts["time_s"][120]]
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert marker.get_label() in labels
+
+
+def test_goodput_axis_is_not_cut_without_a_spike():
+    from mmtcp import plot
+
+    summary = fake_summary()
+    ts = fake_timeseries(summary)
+    ax = plot.goodput_figure(summary, ts).axes[0]
+    assert not [line for line in ax.get_lines() if line.get_label().startswith("above")]
+    highest = max(ts[c].max() for c in ts.columns if c.endswith(("goodput_bps", "capacity_bps")))
+    assert ax.get_ylim()[1] >= highest / 1e6
+
+
+def test_bytes_in_flight_is_drawn_over_the_window():
+    """Bytes in flight often equals cwnd: it is drawn on top, thinner, over a pale window."""
+    from mmtcp import plot
+
+    summary = fake_summary()
+    ts = fake_timeseries(summary)
+    for flow in summary["flows"]:
+        ts[f"flow.{flow['name']}.inflight_bytes"] = ts[f"flow.{flow['name']}.cwnd_bytes"]
+    ax = plot.cwnd_figure(summary, ts).axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    cwnd, inflight = lines["cwnd"], lines["bytes in flight"]
+    assert inflight.get_zorder() > cwnd.get_zorder()
+    assert inflight.get_linewidth() < cwnd.get_linewidth()
+    assert (cwnd.get_alpha() or 1.0) < 1.0
+    assert inflight.get_color() != cwnd.get_color()
+
+
+def test_plots_can_be_written_as_svg(cli, tmp_path):
+    result = _fake_result()
+    written = result.plot(tmp_path / "api", "svg")
+    assert [p.name for p in written] == [name.replace(".png", ".svg") for name in PLOTS]
+    for path in written:
+        assert "<svg" in path.read_text()[:1000]
+    result.save(tmp_path / "cli")
+    proc = cli("plot", tmp_path / "cli", "--plot-format", "svg")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.suffix for p in (tmp_path / "cli" / "plots").iterdir()) == [".svg"] * 4
+    assert cli("plot", tmp_path / "cli", "--plot-format", "pdf").returncode == 2
+
+
+def test_names_are_drawn_literally(tmp_path):
+    """A `$` in a flow or link name is not mathtext: `$\\foo$` (not a TeX symbol) used to fail
+    at drawing time, after the results were saved. A name starting with `_` stays in the
+    legend (matplotlib leaves such labels out)."""
+    import matplotlib.cbook
+
+    from mmtcp import plot
+
+    summary = fake_summary()
+    names = ["$\\foo$", "_a$b"]
+    for flow, name in zip(summary["flows"], names, strict=True):
+        flow["name"] = name
+    summary["links"][1]["name"] = "$\\alpha$_x"
+    ts = fake_timeseries(summary)
+    written = plot.plot_result(summary, ts, tmp_path)
+    assert [p.name for p in written] == PLOTS
+    figure = plot.goodput_figure(summary, ts)
+    labels = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    shown = [label.replace("\\$", "$").lstrip("\u200b") for label in labels]
+    assert shown == ["$\\foo$ goodput", "_a$b goodput", "$\\alpha$_x capacity (bs→ue)"]
+    assert not any(matplotlib.cbook.is_math_text(label) for label in labels)
+    rtt = plot.rtt_figure(summary, ts).axes[0].get_legend().get_texts()
+    assert [text.get_text().replace("\\$", "$").lstrip("\u200b") for text in rtt] == names
+    titles = [ax.get_title() for ax in plot.cwnd_figure(summary, ts).axes]
+    assert titles[0].replace("\\$", "$") == "Flow $\\foo$: window and bytes in flight"

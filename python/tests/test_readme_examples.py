@@ -1,6 +1,7 @@
 """The README's tutorial runs as written: its scenario, every `mmtcp` command on it or on a file
-of the repository, and its Python snippet. Runs are shortened with a duration override; nothing
-else is changed."""
+of the repository, and its Python snippet. Runs and sweeps are shortened with a duration
+override (sweeps also to two seeds), and outputs go to a temporary folder; nothing else is
+changed."""
 
 from __future__ import annotations
 
@@ -25,14 +26,14 @@ def tutorial_scenario() -> str:
 
 
 def commands() -> list[list[str]]:
-    """Every `.venv/bin/mmtcp` command of the shell blocks, as argument lists after `mmtcp`."""
+    """Every `mmtcp` command of the shell blocks, as argument lists after `mmtcp`."""
     found = []
     for lang, body in BLOCKS:
         if lang != "sh":
             continue
         for line in body.splitlines():
-            line = line.split("#")[0].strip()
-            if line.startswith(".venv/bin/mmtcp "):
+            line = line.split(" # ")[0].strip()
+            if line.startswith("mmtcp "):
                 found.append(shlex.split(line)[1:])
     return found
 
@@ -40,15 +41,18 @@ def commands() -> list[list[str]]:
 def test_the_readme_has_the_tutorial_commands() -> None:
     names = [c[0] for c in commands()]
     assert names.count("run") >= 4, names
-    assert "validate" in names, names
+    assert {"validate", "sweep", "reproduce", "fit-markov"} <= set(names), names
 
 
 @pytest.mark.parametrize("args", commands(), ids=lambda a: " ".join(a))
 def test_readme_command_runs(args: list[str], tmp_path: Path) -> None:
     (tmp_path / "blockage.toml").write_text(tutorial_scenario(), encoding="utf-8")
-    argv = [a if not a.startswith("scenarios/") else str(REPO / a) for a in args]
-    if argv[0] == "run":
+    argv = [str(REPO / a) if a.startswith(("scenarios/", "examples/")) else a for a in args]
+    if argv[0] in ("run", "sweep"):
         argv += SHORT
+    if argv[0] == "sweep":
+        argv[argv.index("--seeds") + 1] = "2"
+    if argv[0] in ("run", "sweep", "reproduce") and "--list" not in argv:
         if "--out" in argv:
             argv[argv.index("--out") + 1] = str(tmp_path / "out")
         else:

@@ -45,6 +45,12 @@ def test_quick_example_runs_plots_and_prints_a_table(cli, tmp_path):
     assert len(table) == 3
     assert all(line.count("±") == 3 for line in table)
     assert f"figure: {figure.relative_to(tmp_path)}" in lines
+    report = out / "report.html"
+    assert f"report: {report.relative_to(tmp_path)}" in lines
+    page = report.read_text(encoding="utf-8")
+    assert page.count('<td class="verdict holds">') + page.count('<td class="verdict fails">') == 3
+    assert "Example: CUBIC goodput and RTT against the bottleneck buffer" in page
+    assert page.count("data:image/png;base64,") == 1
 
 
 def test_unknown_name_lists_the_available_ones(cli, tmp_path):

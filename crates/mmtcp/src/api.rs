@@ -131,7 +131,7 @@ pub fn bench_engine(events: u64) -> EngineBench {
 pub fn ieee80211ad_trace(config_toml: &str, name: &str) -> Result<String, InputError> {
     use crate::radio::ieee80211ad::{SyntheticChannel, SyntheticConfig};
     let doc = scenario::load::parse_toml(config_toml, name)?;
-    let config: SyntheticConfig = scenario::load::deserialize_as(doc, name)?;
+    let config: SyntheticConfig = scenario::load::deserialize_as(&doc, name)?;
     let ctx =
         crate::error::InputContext { scenario_file: name, field: "", base_dir: std::path::Path::new(".") };
     Ok(SyntheticChannel::new(&config, &ctx)?.to_csv())
@@ -144,7 +144,7 @@ pub fn ieee80211ad_trace(config_toml: &str, name: &str) -> Result<String, InputE
 pub fn ieee80211ad_dual_trace(config_toml: &str, name: &str) -> Result<DualApTraces, InputError> {
     use crate::radio::ieee80211ad::{generate_dual_ap, DualApConfig};
     let doc = scenario::load::parse_toml(config_toml, name)?;
-    let config: DualApConfig = scenario::load::deserialize_as(doc, name)?;
+    let config: DualApConfig = scenario::load::deserialize_as(&doc, name)?;
     let ctx =
         crate::error::InputContext { scenario_file: name, field: "", base_dir: std::path::Path::new(".") };
     generate_dual_ap(&config, &ctx)

@@ -151,7 +151,7 @@ pub fn deserialize(mut doc: Value, file: &str) -> Result<Scenario, InputError> {
             }
         }
     }
-    let scenario: Scenario = deserialize_as(doc.clone(), file)?;
+    let scenario: Scenario = deserialize_as(&doc, file)?;
     // serde fills a table from a list of its values in field order; a scenario never means that.
     let resolved = serde_json::to_value(&scenario).expect("a scenario always serialises");
     if let Some(path) = list_for_table(&doc, &resolved, String::new()) {
@@ -180,7 +180,7 @@ fn list_for_table(doc: &Value, resolved: &Value, path: String) -> Option<String>
 
 /// Deserialises a document into any configuration type, with the errors of [`deserialize`]:
 /// the field's dotted path, unknown keys with the allowed ones.
-pub fn deserialize_as<T: serde::de::DeserializeOwned>(doc: Value, file: &str) -> Result<T, InputError> {
+pub fn deserialize_as<T: serde::de::DeserializeOwned>(doc: &Value, file: &str) -> Result<T, InputError> {
     serde_path_to_error::deserialize::<_, T>(doc).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
@@ -198,23 +198,89 @@ pub fn deserialize_as<T: serde::de::DeserializeOwned>(doc: Value, file: &str) ->
         };
         match unknown_key(&message) {
             Some(key) => {
-                // serde_path_to_error already ends the path with the key, except at the top level
-                // and inside flattened tables.
-                let field = if path.is_empty() {
-                    key.to_string()
-                } else if path == key || path.ends_with(&format!(".{key}")) {
-                    path
-                } else {
-                    format!("{path}.{key}")
-                };
-                let allowed = message
-                    .split_once(", expected ")
-                    .map(|(_, a)| format!("; allowed: {}", a.replace('`', "")))
-                    .unwrap_or_default();
-                InputError::new(file, field, format!("unknown key \"{key}\"{allowed}"))
+                let expected = message.split_once(", expected ").map(|(_, a)| a);
+                let allowed: Vec<&str> =
+                    expected.map(|a| a.split('`').skip(1).step_by(2).collect()).unwrap_or_default();
+                let listed =
+                    expected.map(|a| format!("; allowed: {}", a.replace('`', ""))).unwrap_or_default();
+                let field = unknown_key_field(doc, &path, key, &allowed);
+                InputError::new(file, field, format!("unknown key \"{key}\"{listed}"))
             }
             None => InputError::new(file, path, message),
         }
+    })
+}
+
+/// The path of an unknown `key` that serde reported at `path`, in a table whose keys are
+/// `allowed`. serde_path_to_error already ends the path with the key, except at the top level
+/// and inside flattened tables (`flow.transport` flattens the TCP keys), where it stops at the
+/// flattening table: then the key is in that table itself or in a table nested in it
+/// (`transport.cubic`), the first one that holds the key and mostly allowed keys besides.
+fn unknown_key_field(doc: &Value, path: &str, key: &str, allowed: &[&str]) -> String {
+    if path == key || path.ends_with(&format!(".{key}")) {
+        return path.to_string();
+    }
+    let join = |path: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+    let holds = |value: &Value| {
+        value.as_object().is_some_and(|table| {
+            let others = table.keys().filter(|k| *k != key);
+            let (known, unknown) =
+                others.fold(
+                    (0, 0),
+                    |(a, b), k| {
+                        if allowed.contains(&k.as_str()) {
+                            (a + 1, b)
+                        } else {
+                            (a, b + 1)
+                        }
+                    },
+                );
+            table.contains_key(key) && known >= unknown
+        })
+    };
+    match value_at(doc, path) {
+        Some(table) if !holds(table) => {
+            nested_holder(table, path.to_string(), &holds).map_or_else(|| join(path), |at| join(&at))
+        }
+        _ => join(path),
+    }
+}
+
+/// The path of the first table under `value` (breadth first) that `holds`.
+fn nested_holder(value: &Value, path: String, holds: &dyn Fn(&Value) -> bool) -> Option<String> {
+    let mut queue = std::collections::VecDeque::from([(value, path)]);
+    while let Some((value, path)) = queue.pop_front() {
+        match value {
+            Value::Object(table) => {
+                for (k, v) in table {
+                    let inner = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    if holds(v) {
+                        return Some(inner);
+                    }
+                    queue.push_back((v, inner));
+                }
+            }
+            Value::Array(items) => {
+                queue.extend(items.iter().enumerate().map(|(i, v)| (v, format!("{path}[{i}]"))))
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The value at a field path as errors write it (`flow[0].transport`).
+fn value_at<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
+    if path.is_empty() {
+        return Some(doc);
+    }
+    path.split('.').try_fold(doc, |value, segment| {
+        let (key, indices) = segment.split_once('[').map_or((segment, ""), |(k, rest)| (k, rest));
+        let value = if key.is_empty() { value } else { value.get(key)? };
+        indices
+            .split('[')
+            .filter(|s| !s.is_empty())
+            .try_fold(value, |value, index| value.get(index.strip_suffix(']')?.parse::<usize>().ok()?))
     })
 }
 
@@ -275,6 +341,31 @@ mod tests {
         assert!(e.message.contains("between"), "lists allowed keys: {}", e.message);
         let top = load("colour = 1").unwrap_err();
         assert_eq!(top.field, "colour");
+    }
+
+    #[test]
+    fn unknown_key_in_a_table_nested_in_a_flattened_one_names_that_table() {
+        // transport flattens the TCP keys; cubic is a table among them.
+        let flow = "[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n[[link]]\nbetween = [\"a\", \"b\"]\n[[flow]]\nfrom = \"a\"\nto = \"b\"\n";
+        let e = load(&format!("{flow}transport = {{ cubic = {{ nonsense = 1 }} }}")).unwrap_err();
+        assert_eq!(e.field, "flow[0].transport.cubic.nonsense", "{e}");
+        assert!(e.message.contains("beta"), "lists cubic's keys: {e}");
+        let e = load(&format!("{flow}transport = {{ nonsense = 1, cubic = {{ beta = 0.5 }} }}")).unwrap_err();
+        assert_eq!(e.field, "flow[0].transport.nonsense", "{e}");
+        // A key valid at the transport level but not inside cubic is placed inside cubic.
+        let e = load(&format!("{flow}transport = {{ cubic = {{ mss = 1 }} }}")).unwrap_err();
+        assert_eq!(e.field, "flow[0].transport.cubic.mss", "{e}");
+    }
+
+    #[test]
+    fn field_paths_lead_to_their_values() {
+        let doc: Value =
+            serde_json::json!({"flow": [{"transport": {"cubic": {"beta": 0.5}}}], "m": [[1, 2]]});
+        assert_eq!(value_at(&doc, "flow[0].transport.cubic.beta"), Some(&serde_json::json!(0.5)));
+        assert_eq!(value_at(&doc, "m[0][1]"), Some(&serde_json::json!(2)));
+        assert_eq!(value_at(&doc, ""), Some(&doc));
+        assert_eq!(value_at(&doc, "flow[1]"), None);
+        assert_eq!(value_at(&doc, "flow[x]"), None);
     }
 
     #[test]
