@@ -169,9 +169,9 @@ def ieee80211ad_trace(scenario: str, **keys: Any) -> str:
     `{ kind = "ieee80211ad", source = { kind = "trace", file = ..., repeat = true } }` channel
     replays. A bad key or value raises `ScenarioError` naming it.
     """
-    config = {"scenario": scenario, **keys}
-    text = "\n".join(f"{_toml_key(k)} = {toml_literal(v)}" for k, v in config.items())
-    return _core.ieee80211ad_trace(text, name="ieee80211ad_trace")
+    return _core.ieee80211ad_trace(
+        _toml_document({"scenario": scenario, **keys}), name="ieee80211ad_trace"
+    )
 
 
 @dataclass(frozen=True)
@@ -199,8 +199,7 @@ def ieee80211ad_dual_trace(**keys: Any) -> DualTrace:
     `keys` set any of the generator's keys (docs/models/ieee80211ad.md), e.g. `duration="60s"`,
     `seed=3`, `mean_total_rate="none"`. A bad key or value raises `ScenarioError` naming it.
     """
-    text = "\n".join(f"{_toml_key(k)} = {toml_literal(v)}" for k, v in keys.items())
-    result = _core.ieee80211ad_dual_trace(text, name="ieee80211ad_dual_trace")
+    result = _core.ieee80211ad_dual_trace(_toml_document(keys), name="ieee80211ad_dual_trace")
     ap1_mean, ap2_mean = result["mean_bps"]
     return DualTrace(
         result["ap1"], result["ap2"], (ap1_mean, ap2_mean), result["correlation"], result["scale"]
@@ -268,6 +267,14 @@ def split_override(text: str) -> tuple[str, str]:
     if not sep or not path:
         raise ScenarioError(f"override {text!r}: expected PATH=VALUE, e.g. link.1.delay=20ms")
     return path, value.strip()
+
+
+def _toml_document(keys: Mapping[str, Any]) -> str:
+    """`keys` as a TOML document, for the core functions that take their settings as TOML
+    text (a value TOML cannot hold raises TypeError)."""
+    import tomli_w
+
+    return tomli_w.dumps(dict(keys))
 
 
 def toml_value_text(value: Any) -> str:

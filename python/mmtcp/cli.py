@@ -7,11 +7,11 @@
     mmtcp report DIR
     mmtcp bench [--dir DIR] [--no-scaling] [--engine-events N]
     mmtcp sweep SCENARIO --seeds SPEC [--grid PATH=V1,V2,...]... [--set PATH=VALUE]...
-                [--metric NAME]... [--workers N] [--out DIR] [--force] [--quiet]
+                [--metric NAME]... [--workers N] [--dask ADDRESS] [--out DIR] [--force] [--quiet]
     mmtcp sweep SWEEP.toml [same options: they add to or replace the sweep file's]
     mmtcp reproduce --list [--dir DIR]
-    mmtcp reproduce NAME [--quick] [--workers N] [--out DIR] [--force] [--dir DIR] [--no-report]
-                    [--quiet]
+    mmtcp reproduce NAME [--quick] [--workers N] [--dask ADDRESS] [--out DIR] [--force] [--dir DIR]
+                    [--no-report] [--quiet]
     mmtcp ieee80211ad-trace {a,b} [--set KEY=VALUE]... [--out FILE]
     mmtcp ieee80211ad-dual-trace --out-prefix PREFIX [--set KEY=VALUE]...
     mmtcp fit-markov TRACE1 TRACE2 [--step TIME] [--format {csv,mahimahi}]
@@ -21,10 +21,11 @@
 
 `run` writes `summary.json`, `timeseries.parquet`, `scenario.resolved.toml`, `plots/*.png` (or
 `.svg`) and `report.html` into DIR (default `out/<scenario stem>`) and prints a summary table.
-`sweep` runs a scenario over a grid of overrides x seeds on a process pool into DIR (default
-`out/sweep-<stem>`; see docs/sweeps.md); `reproduce` runs an experiment of `experiments/`, checks
-its claims (claims.json), draws its figures and writes report.html; `report` writes the
-self-contained `DIR/report.html` of a run, sweep or reproduction folder (docs/reports.md);
+`sweep` runs a scenario over a grid of overrides x seeds on a process pool (or a Dask cluster:
+--dask) into DIR (default `out/sweep-<stem>`; see docs/sweeps.md); `reproduce` runs an experiment
+of `experiments/`, checks its claims (claims.json), draws its figures and writes report.html;
+`report` writes the self-contained `DIR/report.html` of a run, sweep or reproduction folder
+(docs/reports.md);
 `ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout;
 `ieee80211ad-dual-trace` writes the stand-in for seed 000's measured 802.11ad links, the rate
 traces PREFIX-ap1.csv and PREFIX-ap2.csv of a user walking between two access points;
@@ -34,13 +35,14 @@ and writes the pair's channel tables as TOML, its report as comments, to FILE or
 Exit status: 0 on success; 2 on bad input (the scenario, a trace file, an override or the command
 line), reported as one line on stderr that names the file and the field; 1 on anything else,
 reported as `mmtcp: internal error: ...` (with the traceback when MMTCP_DEBUG=1), and when runs of
-a sweep failed; 130 on Ctrl-C.
+a sweep failed; 130 on Ctrl-C; 143 when a sweep is stopped by SIGTERM.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tomllib
 import traceback
@@ -74,6 +76,7 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 RESULT_FILES = ("summary.json", "timeseries.parquet")
 
@@ -341,6 +344,12 @@ def _add_pool_options(command: argparse.ArgumentParser, out_help: str) -> None:
         metavar="N",
         help=f"worker processes (default: all {os.cpu_count()} cores)",
     )
+    command.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' for a "
+        "local cluster of --workers processes; needs pip install 'mmtcp[dask]'",
+    )
     command.add_argument("--out", metavar="DIR", help=out_help)
     command.add_argument(
         "--force",
@@ -496,7 +505,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     stream = None if args.quiet else sys.stderr
     try:
         result = run_spec(
-            spec, workers=args.workers, out=args.out, force=args.force, stream=stream, warn=_warn
+            spec,
+            workers=args.workers,
+            out=args.out,
+            force=args.force,
+            stream=stream,
+            warn=_warn,
+            dask=args.dask,
         )
     except KeyboardInterrupt as e:
         return _interrupted(e)
@@ -542,6 +557,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             directory=args.experiments_dir,
             stream=None if args.quiet else sys.stderr,
             warn=_warn,
+            dask=args.dask,
         )
     except KeyboardInterrupt as e:
         return _interrupted(e)
@@ -576,13 +592,14 @@ def _shown_path(path: Path) -> str:
 
 def _interrupted(e: KeyboardInterrupt) -> int:
     if isinstance(e, SweepInterrupted):
+        how = "terminated" if e.signal == signal.SIGTERM else "interrupted"
         print(
-            f"mmtcp: interrupted: {e.done} of {e.total} runs are saved in {e.out_dir}; "
+            f"mmtcp: {how}: {e.done} of {e.total} runs are saved in {e.out_dir}; "
             f"run the same command again to resume",
             file=sys.stderr,
         )
-    else:
-        print("mmtcp: interrupted", file=sys.stderr)
+        return EXIT_TERMINATED if e.signal == signal.SIGTERM else EXIT_INTERRUPTED
+    print("mmtcp: interrupted", file=sys.stderr)
     return EXIT_INTERRUPTED
 
 

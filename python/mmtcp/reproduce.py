@@ -216,6 +216,7 @@ def reproduce(
     directory: str | os.PathLike[str] | None = None,
     stream: TextIO | None = None,
     warn: Callable[[str], None] | None = None,
+    dask: Any = None,
 ) -> Reproduction:
     """Runs experiment `name` (its quick version if `quick`) and draws its figures.
 
@@ -226,7 +227,13 @@ def reproduce(
     experiment = find_experiment(name, experiment_roots(directory))
     spec = experiment.spec(quick)
     out_dir = Path(out) if out is not None else default_out_dir(experiment.name, quick)
-    kwargs: dict[str, Any] = {"workers": workers, "out": out_dir, "force": force, "stream": stream}
+    kwargs: dict[str, Any] = {
+        "workers": workers,
+        "out": out_dir,
+        "force": force,
+        "stream": stream,
+        "dask": dask,
+    }
     if warn is not None:
         kwargs["warn"] = warn
     result = run_spec(spec, **kwargs)

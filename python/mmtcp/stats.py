@@ -13,8 +13,8 @@ value there is no interval.
     >>> s.n, s.mean, round(s.std, 4), round(s.ci95, 4)
     (5, 3.0, 1.5811, 1.9632)
 
-The t quantile is computed here (Student's t CDF through the regularised incomplete beta
-function, inverted by bisection), so that scipy is not needed.
+The t quantile comes from scipy.stats, imported when the first interval is computed, so that
+commands which compute none (`mmtcp run`) do not pay for loading scipy.
 """
 
 from __future__ import annotations
@@ -90,67 +90,6 @@ def t_quantile(p: float, dof: float) -> float:
         raise ValueError(f"p must be between 0 and 1, not {p}")
     if not dof > 0:
         raise ValueError(f"degrees of freedom must be positive, not {dof}")
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1 - p, dof)
-    lo, hi = 0.0, 1.0
-    while t_cdf(hi, dof) < p:
-        lo, hi = hi, 2 * hi
-    for _ in range(200):  # bisection: the CDF is monotone, and 200 halvings reach any precision
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        if t_cdf(mid, dof) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    from scipy.stats import t
 
-
-def t_cdf(t: float, dof: float) -> float:
-    """Student's t cumulative distribution function.
-
-    >>> t_cdf(0.0, 3), round(t_cdf(2.776445105, 4), 6)
-    (0.5, 0.975)
-    """
-    x = dof / (dof + t * t)
-    tail = 0.5 * regularized_incomplete_beta(x, dof / 2, 0.5)
-    return 1 - tail if t > 0 else tail
-
-
-def regularized_incomplete_beta(x: float, a: float, b: float) -> float:
-    """I_x(a, b), by the continued fraction of Numerical Recipes (§6.4), modified Lentz."""
-    if not 0 <= x <= 1:
-        raise ValueError(f"x must be between 0 and 1, not {x}")
-    if x in (0.0, 1.0):
-        return x
-    log_front = (
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    )
-    front = math.exp(log_front)
-    # The continued fraction converges fast for x < (a + 1) / (a + b + 2); use the symmetry
-    # I_x(a, b) = 1 - I_{1-x}(b, a) on the other side.
-    if x < (a + 1) / (a + b + 2):
-        return front * _beta_fraction(x, a, b) / a
-    return 1 - front * _beta_fraction(1 - x, b, a) / b
-
-
-def _beta_fraction(x: float, a: float, b: float) -> float:
-    tiny = 1e-300
-    c, d = 1.0, 1 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny)
-    result = d
-    for m in range(1, 1000):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1 + numerator * d
-            d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            result *= d * c
-        if abs(d * c - 1) < 1e-16:
-            break
-    return result
+    return float(t.ppf(p, dof))

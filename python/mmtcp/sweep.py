@@ -1,5 +1,5 @@
-"""Sweeps: one scenario over a grid of overrides x seeds, run on a local process pool, with
-per-point statistics (mean and 95 % confidence interval over the seeds).
+"""Sweeps: one scenario over a grid of overrides x seeds, run on a local process pool or a Dask
+cluster, with per-point statistics (mean and 95 % confidence interval over the seeds).
 
     import mmtcp
     result = mmtcp.sweep(
@@ -20,29 +20,41 @@ finishes, so an interrupted sweep resumes where it stopped. docs/sweeps.md has t
 
 This module is the front door: `sweep`, `run_spec` and what they return. The parts are
 `sweep_spec` (the sweep's definition), `metrics` (paths into summary.json), `sweep_dir` (the
-output folder and its run files), `worker_pool` (the processes the runs go to), `aggregate`
-(per-point statistics, points.csv), `sweep_progress` (the progress line) and `sweep_table`
-(the table printed after a sweep).
+output folder and its run files), `worker_pool` (the processes the runs go to) or `sweep_dask`
+(a Dask cluster instead), `aggregate` (per-point statistics, points.csv and the parquet files),
+`sweep_progress` (the progress line) and `sweep_table` (the table printed after a sweep).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import signal
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from mmtcp._core import ScenarioError
 from mmtcp.aggregate import RunFailure, aggregate
-from mmtcp.api import Scenario, _source, override_pairs
+from mmtcp.api import DICT_SCENARIO_NAME, Scenario, override_pairs
 from mmtcp.metrics import check_metrics, default_metrics
 from mmtcp.stats import Stats
-from mmtcp.sweep_dir import build_manifest, claim_out_dir, remove_temporaries, run_path, save_run
+from mmtcp.sweep_dask import DaskCluster, check_dask
+from mmtcp.sweep_dir import (
+    build_manifest,
+    claim_out_dir,
+    remove_temporaries,
+    run_digest,
+    run_path,
+    save_run,
+    saved_digest,
+)
 from mmtcp.sweep_progress import SweepProgress
 from mmtcp.sweep_spec import Point, SeedSpec, SweepSpec, make_spec, validate_points
-from mmtcp.worker_pool import run_pool
+from mmtcp.worker_pool import LocalPool
 
 # --- results ----------------------------------------------------------------------------------
 
@@ -99,11 +111,18 @@ class SweepResult:
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a sweep: the runs finished so far are saved; rerunning resumes."""
+    """Ctrl-C (or SIGTERM: `signal` says which) during a sweep: the runs finished so far are
+    saved; rerunning resumes."""
 
-    def __init__(self, out_dir: Path, done: int, total: int):
+    def __init__(self, out_dir: Path, done: int, total: int, signal_number: int = signal.SIGINT):
         super().__init__(f"{done} of {total} runs saved in {out_dir}")
         self.out_dir, self.done, self.total = out_dir, done, total
+        self.signal = signal_number
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM while a sweep's runs go on, raised so that it unwinds as Ctrl-C does: the
+    workers are stopped and the finished runs kept."""
 
 
 # --- the public API ---------------------------------------------------------------------------
@@ -121,8 +140,10 @@ def sweep(
     out: str | os.PathLike[str] | None = None,
     force: bool = False,
     progress: bool = False,
+    dask: Any = None,
 ) -> SweepResult:
-    """Runs `scenario` at every point of a grid of overrides, once per seed, on a process pool.
+    """Runs `scenario` at every point of a grid of overrides, once per seed, on a process pool
+    or a Dask cluster.
 
     Args:
         scenario: a scenario file, a scenario dict, or a sweep file (TOML with a `scenario` key;
@@ -135,10 +156,15 @@ def sweep(
         metrics: dotted paths into summary.json (`flows.bulk.goodput_bps`,
             `flows.0.rtt_ms.p99`); default: every flow's goodput, RTT, one-way delay, completion
             time and retransmissions.
-        workers: worker processes; default `os.cpu_count()`.
+        workers: worker processes (of the local pool, or of `dask="local"`); default
+            `os.cpu_count()`.
         out: output folder; default `out/sweep-<stem of the sweep or scenario file>`.
         force: discard the results of a different sweep found in `out` instead of refusing.
         progress: draw progress on stderr.
+        dask: run on Dask instead of the local pool: `"local"` (a `distributed.LocalCluster`
+            of `workers` processes), a scheduler address such as `"tcp://host:8786"`, or a
+            connected `distributed.Client`. Needs `pip install 'mmtcp[dask]'`, and mmtcp on
+            the workers. The results are the same as the local pool's.
 
     Raises:
         ScenarioError: a bad scenario, override, seed spec, metric, or `out` holding another
@@ -158,6 +184,7 @@ def sweep(
         force=force,
         stream=sys.stderr if progress else None,
         warn=_warn_python,
+        dask=dask,
     )
 
 
@@ -178,15 +205,19 @@ def run_spec(
     force: bool = False,
     stream: TextIO | None = None,
     warn: Callable[[str], None] = _warn_python,
+    dask: Any = None,
 ) -> SweepResult:
     """Validates, runs (skipping runs already saved in the output folder) and aggregates a
-    sweep. Progress goes to `stream` if given; warnings to `warn`."""
+    sweep, on the local pool or on Dask (`dask`, as `sweep` takes it). Progress goes to `stream`
+    if given; warnings to `warn`."""
     if spec.seeds is None:
         raise ScenarioError(
             f"{spec.origin}: no seeds; give them, e.g. --seeds 10 (seeds 1 to 10) or seeds = 10"
         )
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ScenarioError(f"workers: {workers!r} is not a positive number of processes")
+    if dask is not None:
+        check_dask()
     points = spec.expand()
     resolved = validate_points(spec, points)
     metrics = spec.metrics if spec.metrics is not None else default_metrics(resolved)
@@ -196,45 +227,51 @@ def run_spec(
 
     runs_dir = out_dir / "runs"
     remove_temporaries(out_dir)
-    tasks = [
-        (point, seed)
-        for seed in spec.seeds
-        for point in points
-        if not run_path(runs_dir, point, seed).is_file()
-    ]
+    source = _run_source(spec)
+    fixed = override_pairs(spec.fixed)
+    jobs: list[tuple[tuple[Point, int, str], dict[str, Any]]] = []
+    foreign = 0
+    for seed in spec.seeds:
+        for point in points:
+            overrides = fixed + override_pairs(spec.applied(point.overrides))
+            digest = run_digest(manifest, overrides, seed)
+            path = run_path(runs_dir, point, seed)
+            if path.is_file() and saved_digest(path) == digest:
+                continue
+            foreign += path.is_file()
+            payload = {"source": source, "seed": seed, "overrides": overrides}
+            jobs.append(((point, seed, digest), payload))
+    if foreign:
+        warn(
+            f"{runs_dir}: {foreign} run file{'s' if foreign != 1 else ''} of another point, "
+            f"seed or scenario (or unreadable) under this sweep's names; running those again"
+        )
     total = len(points) * len(spec.seeds)
-    skipped = total - len(tasks)
-    pool_size = min(workers or os.cpu_count() or 1, max(len(tasks), 1))
+    skipped = total - len(jobs)
+    pool_size = min(workers or os.cpu_count() or 1, max(len(jobs), 1))
+    executor = LocalPool(pool_size) if dask is None else DaskCluster(dask, pool_size)
     progress = SweepProgress(stream, total, skipped) if stream is not None else None
     if progress is not None:
-        progress.start(len(points), len(spec.seeds), len(tasks), pool_size)
-    source = _source(spec.scenario)
-    fixed = override_pairs(spec.fixed)
+        progress.start(len(points), len(spec.seeds), len(jobs), executor.describe())
 
-    def payload(point: Point, seed: int) -> dict[str, Any]:
-        return {
-            "source": source,
-            "seed": seed,
-            "overrides": fixed + override_pairs(spec.applied(point.overrides)),
-        }
-
-    def finished(task: tuple[Point, int], ok: bool, text: str) -> None:
-        point, seed = task
-        save_run(spec, runs_dir, point, seed, ok, text)
+    def finished(task: tuple[Point, int, str], ok: bool, text: str) -> None:
+        point, seed, digest = task
+        save_run(spec, runs_dir, point, seed, digest, ok, text)
         if progress is not None:
             progress.update(ok)
 
     executed = 0
-    if tasks:
+    if jobs:
         try:
-            jobs = [(t, payload(*t)) for t in tasks]
-            tick = progress.tick if progress is not None else None
-            executed = run_pool(pool_size, jobs, finished, tick)
-        except KeyboardInterrupt:
+            with _sigterm_interrupts():
+                tick = progress.tick if progress is not None else None
+                executed = executor.run(jobs, finished, tick)
+        except KeyboardInterrupt as e:
             if progress is not None:
                 progress.close()
             done = sum(run_path(runs_dir, p, s).is_file() for s in spec.seeds for p in points)
-            raise SweepInterrupted(out_dir, done, total) from None
+            how = signal.SIGTERM if isinstance(e, _Terminated) else signal.SIGINT
+            raise SweepInterrupted(out_dir, done, total, how) from None
     if progress is not None:
         progress.close()
     result = aggregate(out_dir, points, spec.seeds, metrics, warn)
@@ -248,3 +285,39 @@ def run_spec(
         skipped=skipped,
         warnings=result[2],
     )
+
+
+def _run_source(spec: SweepSpec) -> tuple[str, str, dict[str, str]]:
+    """The scenario as every run gets it (`_core.run`'s source, kind and name/base_dir): its
+    text, read once here, so that the runs use the text the sweep's hash was taken of, and a
+    worker on another machine (Dask) needs no copy of the file (only of the files it names,
+    found from its folder's absolute path). The summary names the file as given."""
+    if isinstance(spec.scenario, Mapping):
+        where = {"name": DICT_SCENARIO_NAME, "base_dir": os.getcwd()}
+        return json.dumps(spec.scenario), "json", where
+    path = Path(spec.scenario)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"{spec.scenario}: cannot read the scenario file: {e}") from None
+    return text, "toml", {"name": spec.scenario, "base_dir": str(path.resolve().parent)}
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Makes SIGTERM raise `_Terminated` in the main thread (once: a second SIGTERM during the
+    clean-up is ignored) until the block ends; off the main thread, signals are left alone."""
+
+    def terminated(_signum: int, _frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise _Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,12 +1,15 @@
 """A sweep's output folder: `sweep.json` says which sweep the folder holds (a changed sweep is
 refused, not mixed with the old runs), and each run is saved as it ends in
 `runs/<point>/seed-<seed>.json` (or `.error.txt`, with the command that reruns it alone), written
-atomically, so that an interrupted sweep resumes from the runs saved."""
+atomically, so that an interrupted sweep resumes from the runs saved. Each run file records the
+digest of the run it holds (`run_digest`), so that resuming reruns a file that belongs to another
+run instead of counting it."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,17 @@ from mmtcp import _core
 from mmtcp._core import ScenarioError
 from mmtcp.api import override_pairs
 from mmtcp.sweep_spec import Point, SweepSpec
+
+RUN_DIGEST_KEY = "sweep_run"
+"""The key of a run file (first, before the run's summary) that holds its `run_digest`."""
+
+OUTPUT_FILES = ("points.csv", "points.json", "points.parquet", "runs.parquet")
+"""The results computed from the runs, deleted with them by `--force`."""
+
+_TEMPORARY_SUFFIX = ".mmtcp-tmp"
+_TEMPORARY = re.compile(r"\..+\.\d+" + re.escape(_TEMPORARY_SUFFIX))
+"""The name of a temporary file `write_atomically` writes: `.<name>.<pid>.mmtcp-tmp`. Only
+such files are deleted as left-overs of an interrupted sweep, never a user's `.notes.tmp`."""
 
 
 def build_manifest(spec: SweepSpec, points: list[Point], metrics: list[str]) -> dict[str, Any]:
@@ -72,19 +86,54 @@ def claim_out_dir(out_dir: Path, manifest: dict[str, Any], force: bool) -> None:
                     f"{out_dir}: holds runs of a different sweep ({why}); rerun with --force "
                     f"(force=True) to delete them and start over, or write elsewhere with --out"
                 )
-            import shutil
-
-            shutil.rmtree(out_dir / "runs", ignore_errors=True)
-            for name in ("points.csv", "points.json"):
-                (out_dir / name).unlink(missing_ok=True)
+            _delete_results(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     write_atomically(sweep_json, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
 
 
+def _delete_results(out_dir: Path) -> None:
+    """Deletes the runs and results of the sweep in `out_dir` (for `--force`). A `runs` that is a
+    symbolic link is unlinked, not followed: what it points to may lie outside `out_dir`, and
+    `--force` deletes nothing there; the new runs go to a fresh `runs/` folder."""
+    import shutil
+
+    runs_dir = out_dir / "runs"
+    try:
+        if runs_dir.is_symlink() or runs_dir.is_file():
+            runs_dir.unlink()
+        elif runs_dir.exists():
+            shutil.rmtree(runs_dir)  # links inside are removed, not followed
+        for name in OUTPUT_FILES:
+            (out_dir / name).unlink(missing_ok=True)
+    except OSError as e:
+        raise ScenarioError(
+            f"{out_dir}: cannot delete the runs of the other sweep: {e.strerror}: {e.filename}"
+        ) from None
+
+
 def remove_temporaries(out_dir: Path) -> None:
-    """Deletes the temporary files of writes an interrupted sweep left unfinished."""
-    for stale in [*out_dir.glob(".*.tmp"), *(out_dir / "runs").glob("*/.*.tmp")]:
-        stale.unlink(missing_ok=True)
+    """Deletes the temporary files of writes an interrupted sweep left unfinished (only names
+    `write_atomically` makes)."""
+    for stale in [*out_dir.glob(".*"), *(out_dir / "runs").glob("*/.*")]:
+        if _TEMPORARY.fullmatch(stale.name) and stale.is_file():
+            stale.unlink(missing_ok=True)
+
+
+def run_digest(manifest: dict[str, Any], overrides: list[tuple[str, str]], seed: int) -> str:
+    """What identifies a run: a SHA-256 of the mmtcp version, the scenario text's hash, the
+    run's overrides (`set` and the point's, as passed to the core) and its seed."""
+    identity = [manifest["mmtcp_version"], manifest["scenario_sha256"], overrides, seed]
+    return _sha256(json.dumps(identity).encode())
+
+
+def saved_digest(path: Path) -> str | None:
+    """The run digest recorded in a run file; None if it has none or is not a readable run."""
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    digest = summary.get(RUN_DIGEST_KEY) if isinstance(summary, dict) else None
+    return digest if isinstance(digest, str) else None
 
 
 def run_path(runs_dir: Path, point: Point, seed: int) -> Path:
@@ -97,18 +146,23 @@ def error_path(runs_dir: Path, point: Point, seed: int) -> Path:
     return runs_dir / point.id / f"seed-{seed}.error.txt"
 
 
-def save_run(spec: SweepSpec, runs_dir: Path, point: Point, seed: int, ok: bool, text: str) -> None:
-    """Saves a run as it ends: its summary `text` if `ok` (replacing the error of an earlier
-    attempt), else the error `text` and the command that reruns it alone."""
+def save_run(
+    spec: SweepSpec, runs_dir: Path, point: Point, seed: int, digest: str, ok: bool, text: str
+) -> None:
+    """Saves a run as it ends: its summary `text` (JSON) if `ok`, with the run's `digest` as its
+    first key (replacing the error of an earlier attempt), else the error `text` and the command
+    that reruns it alone (replacing a run file of another run found under its name)."""
     path = run_path(runs_dir, point, seed)
     failed = error_path(runs_dir, point, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     if ok:
-        write_atomically(path, text)
+        summary = {RUN_DIGEST_KEY: digest, **json.loads(text)}
+        write_atomically(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
         failed.unlink(missing_ok=True)
     else:
         command = _command_line(spec, point, seed)
         write_atomically(failed, f"{text.rstrip()}\n\nto rerun alone: {command}\n")
+        path.unlink(missing_ok=True)  # a file of another run, rerun and failed, is not this run
 
 
 def _command_line(spec: SweepSpec, point: Point, seed: int) -> str:
@@ -127,9 +181,15 @@ def _shell_quote(text: str) -> str:
 
 def write_atomically(path: Path, text: str) -> None:
     """Writes `text` to a temporary file next to `path`, then renames it over `path`."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary = temporary_path(path)
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
+
+
+def temporary_path(path: Path) -> Path:
+    """Where to write `path`'s content before renaming it over `path`: a name that
+    `remove_temporaries` knows as the sweep's own."""
+    return path.with_name(f".{path.name}.{os.getpid()}{_TEMPORARY_SUFFIX}")
 
 
 def _sha256(data: bytes) -> str:

@@ -1,15 +1,20 @@
-"""A sweep's progress line on stderr: runs done out of the total, failures, elapsed time and
-ETA."""
+"""A sweep's progress on stderr: runs done out of the total, failures, elapsed time and ETA.
+
+On a terminal it is a tqdm bar redrawn in place (tqdm is imported then only); anywhere else (a
+log file, CI, captured output) plain lines, one every few seconds and one at the end, with no
+carriage returns or escape codes.
+"""
 
 from __future__ import annotations
 
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 
 class SweepProgress:
-    """`sweep: 14/36 runs, 1 failed, 4.2s elapsed, ETA 6.1s` on stderr: redrawn in place on a
-    terminal, a plain line every few seconds otherwise."""
+    """`sweep: 14/36 runs, 1 failed, 4.2s elapsed, ETA 6.1s` on stderr: a tqdm bar with the same
+    numbers on a terminal (`sweep: 39%|####      | 14/36 runs, 1 failed [00:04<00:06]`), a plain
+    line every few seconds otherwise."""
 
     _PLAIN_INTERVAL = 5.0
 
@@ -22,44 +27,53 @@ class SweepProgress:
         self.started = time.monotonic()
         self.last_line = 0.0
         self.tty = stream.isatty()
-        self.drawn = False
+        self.bar: Any = None
 
-    def start(self, points: int, seeds: int, to_run: int, workers: int) -> None:
+    def start(self, points: int, seeds: int, to_run: int, where: str) -> None:
+        """Prints the plan: `where` says what the runs go to (`2 workers`)."""
         resumed = f", {self.skipped} already done" if self.skipped else ""
-        plural = "s" if workers != 1 else ""
-        plan = f"{to_run} to run on {workers} worker{plural}" if to_run else "nothing to run"
+        plan = f"{to_run} to run on {where}" if to_run else "nothing to run"
         self._print(
             f"sweep: {_plural(points, 'point')} x {_plural(seeds, 'seed')} = "
             f"{_plural(self.total, 'run')}{resumed}; {plan}"
         )
+        if self.tty and to_run:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=self.total,
+                initial=self.skipped,  # the ETA counts the runs of this sweep only
+                desc="sweep",
+                unit="run",
+                file=self.stream,
+                dynamic_ncols=True,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} runs{postfix} "
+                "[{elapsed}<{remaining}]",
+            )
 
     def update(self, ok: bool) -> None:
         self.done += 1
         self.failed += not ok
+        if self.bar is not None:
+            if not ok:
+                self.bar.set_postfix_str(f"{self.failed} failed", refresh=False)
+            self.bar.update(1)
+            return
         now = time.monotonic()
-        if self.tty:
-            self._draw(now)
-        elif self.done == self.total or now - self.last_line >= self._PLAIN_INTERVAL:
+        if self.done == self.total or now - self.last_line >= self._PLAIN_INTERVAL:
             self._print(self._line(now))
             self.last_line = now
 
     def tick(self) -> None:
-        """Redraws the line on a terminal (elapsed time and ETA move on between runs)."""
-        now = time.monotonic()
-        if self.tty and now - self.last_line >= 1.0:
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        self.stream.write("\r\x1b[K" + self._line(now))
-        self.stream.flush()
-        self.drawn = True
-        self.last_line = now
+        """Redraws the bar on a terminal (elapsed time and ETA move on between runs)."""
+        if self.bar is not None:
+            self.bar.refresh()
 
     def close(self) -> None:
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self.drawn = False
+        """Ends the bar (left on the screen with its last numbers)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
     def _line(self, now: float) -> str:
         elapsed = now - self.started

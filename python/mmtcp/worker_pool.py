@@ -1,11 +1,30 @@
-"""The local process pool a sweep's runs go to.
+"""Where a sweep's runs go: the local process pool (`LocalPool`, this module) or a Dask cluster
+(`mmtcp.sweep_dask.DaskCluster`). Both have `describe()` and `run(jobs, finished, tick)`, and
+both execute each run with `run_task`, the one function that turns a job into a summary.
 
-Each worker is `python -c "...; _serve_worker()"`, fed one task at a time as a JSON line on its
-stdin and answering with one JSON line on its stdout, like `mmtcp bench`'s workers. Unlike
-multiprocessing's spawn method, this never imports the caller's __main__ module in the workers,
-so `mmtcp.sweep` works from a script without an `if __name__ == "__main__"` guard. Workers run
-in their own process group with SIGINT ignored: Ctrl-C reaches the parent only, which then
-terminates them.
+The local pool: each worker is `python -P -c "...; _serve_worker()"`, fed one task at a time as a
+JSON line on its stdin and answering with one JSON line on its stdout, like `mmtcp bench`'s
+workers. It guarantees:
+
+- it never imports the caller's __main__ module in the workers, so `mmtcp.sweep` works from a
+  script without an `if __name__ == "__main__"` guard;
+- `-P`: the current folder is not on a worker's import path, so a `json.py` or `mmtcp/` lying
+  there is not imported in place of the real one;
+- workers run in their own process group with SIGINT ignored: Ctrl-C reaches the parent only,
+  which then terminates them (no traceback per worker), and the finished runs are saved;
+- a worker that dies (SIGKILL, the out-of-memory killer, a crash in the core) fails its run
+  only; it is replaced and the other runs go on.
+
+Why not `concurrent.futures.ProcessPoolExecutor`: it was evaluated, and it breaks each of these
+guarantees. With the spawn or forkserver context each worker re-imports the caller's __main__ (a
+script without the guard runs again in every worker, which fails); its workers share the
+terminal's process group, so Ctrl-C raises KeyboardInterrupt in every worker, each printing a
+traceback; its spawn workers start as `python -c ...` with the current folder first on the
+import path (tried: a `struct.py` there breaks every worker), and they get `-P` only if the
+parent process itself runs with it, which neither the `mmtcp` command nor a user's script does;
+and one worker's death raises `BrokenProcessPool` for every pending run, ending the sweep
+instead of failing one run. So the pool stays hand-written; a maintained executor is used where
+it fits: Dask (`mmtcp.sweep_dask`), for more cores than one machine has.
 """
 
 from __future__ import annotations
@@ -17,6 +36,7 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,7 +57,7 @@ class _Worker:
 
         package_parent = str(Path(__file__).resolve().parents[1])
         group = {"process_group": 0} if os.name == "posix" else {}
-        with _sigint_ignored():  # also inherited by the worker
+        with sigint_ignored():  # also inherited by the worker
             self.process = subprocess.Popen(
                 # -P: the current folder is not put on the worker's import path, so a `json.py`
                 # lying there is not imported in its place.
@@ -93,7 +113,10 @@ class _Worker:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
+def sigint_ignored() -> Iterator[None]:
+    """Ignores SIGINT in this process until the block ends, and so in the processes started in
+    it: they inherit the disposition, so Ctrl-C at a terminal, which signals the whole process
+    group, reaches only the sweep's process, which then stops them."""
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: leave signals alone
@@ -107,19 +130,41 @@ def _sigint_ignored() -> Iterator[None]:
 
 Task = TypeVar("Task")
 
+Job = tuple[Task, dict[str, Any]]
+"""A task (anything, handed back to `finished`) and its run: `{"source": (source, kind,
+{name, base_dir}), "seed": seed, "overrides": [(path, value), ...]}`, the arguments of
+`_core.run`."""
+
+Finished = Callable[[Task, bool, str], None]
+"""Called in the sweep's process as each run ends: `finished(task, ok, text)`, text being the
+summary JSON or the error."""
+
+
+@dataclass(frozen=True)
+class LocalPool:
+    """The local process pool of `workers` processes."""
+
+    workers: int
+
+    def describe(self) -> str:
+        return f"{self.workers} worker{'s' if self.workers != 1 else ''}"
+
+    def run(
+        self, jobs: list[Job[Task]], finished: Finished[Task], tick: Callable[[], None] | None
+    ) -> int:
+        """Runs `jobs`; returns the number of runs executed."""
+        return run_pool(self.workers, jobs, finished, tick)
+
 
 def run_pool(
     size: int,
-    jobs: list[tuple[Task, dict[str, Any]]],
-    finished: Callable[[Task, bool, str], None],
+    jobs: list[Job[Task]],
+    finished: Finished[Task],
     tick: Callable[[], None] | None = None,
 ) -> int:
     """Runs `jobs` on `size` worker processes; calls `finished(task, ok, text)` in this process
-    as each ends (text: the summary JSON, or the error). Returns the number of runs executed.
-    A worker that dies fails its run and is replaced.
-
-    A job is a task (anything, handed back to `finished`) and its run: `{"source":
-    api._source(scenario), "seed": seed, "overrides": [(path, value), ...]}`."""
+    as each ends. Returns the number of runs executed. A worker that dies fails its run and is
+    replaced; `tick` is called about once a second."""
     import selectors
 
     queue = deque(jobs)
@@ -175,24 +220,32 @@ def _death_message(code: int | None) -> str:
         how = f"was killed by signal {-code} ({signal.Signals(-code).name})"
     else:
         how = f"exited with status {code}"
-    return (
-        f"WorkerDied: the worker process running this {how} (a crash, or the system ran out of "
-        f"memory); other runs went on"
-    )
+    return death_message(f"the worker process running this {how}")
+
+
+def death_message(what: str) -> str:
+    """The error recorded for a run whose worker died; `what` says which worker and how."""
+    return f"WorkerDied: {what} (a crash, or the system ran out of memory); other runs went on"
 
 
 def _serve_worker() -> None:
-    """A worker process: runs each task read from stdin, answers on stdout, until stdin ends."""
+    """A worker process: runs each task read from stdin, answers on stdout, until stdin ends or
+    the sweep's process is gone (its answer pipe closed: the worker exits without a traceback)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints cannot corrupt the answers
-    for line in sys.stdin:
-        status, text = _run_one(json.loads(line))
-        answers.write(json.dumps([status, text]) + "\n")
-        answers.flush()
+    try:
+        for line in sys.stdin:
+            status, text = run_task(json.loads(line))
+            answers.write(json.dumps([status, text]) + "\n")
+            answers.flush()
+    except BrokenPipeError:
+        os._exit(0)  # not sys.exit: flushing the closed pipe at exit would fail again
 
 
-def _run_one(task: dict[str, Any]) -> tuple[str, str]:
+def run_task(task: dict[str, Any]) -> tuple[str, str]:
+    """Runs one job's run: `("ok", summary JSON)` or `("error", message)`; never raises for a
+    failing run. The local pool's workers and Dask's workers both call this."""
     source, kind, where = task["source"]
     try:
         summary, _columns, _resolved = _core.run(
@@ -208,4 +261,4 @@ def _run_one(task: dict[str, Any]) -> tuple[str, str]:
         import traceback
 
         return "error", traceback.format_exc()
-    return "ok", json.dumps(json.loads(summary), indent=2, ensure_ascii=False) + "\n"
+    return "ok", summary

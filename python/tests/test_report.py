@@ -86,4 +86,7 @@ def test_progress_bar_waits_then_draws_then_clears():
     assert "42%" in drawn
     assert "2.0 M events/s" in drawn
     bar.clear()
-    assert stream.getvalue().endswith("\r\x1b[K")
+    erased = stream.getvalue().rsplit("events/s", 1)[1]
+    assert erased.startswith("\r")
+    assert erased.endswith("\r")
+    assert erased.strip() == ""

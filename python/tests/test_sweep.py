@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import types
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from mmtcp.sweep_spec import (
     split_values,
     validate_points,
 )
-from mmtcp.worker_pool import _run_one
+from mmtcp.worker_pool import run_task
 
 LOSSY = SCENARIOS / "lossy.toml"  # 1 % random loss: results depend on the seed
 SHORT = "simulation.duration=0.3s"
@@ -540,7 +541,7 @@ def test_workers_do_not_import_modules_of_the_current_folder(tmp_path):
 
 
 def test_a_failing_run_is_reported_not_raised():
-    status, message = _run_one(
+    status, message = run_task(
         {"source": ("/nowhere/x.toml", "path", {}), "seed": 1, "overrides": []}
     )
     assert status == "error"
@@ -636,3 +637,305 @@ def test_the_variants_example_of_the_docs_is_valid():
     resolved = validate_points(spec, points)
     gateway = [next(n for n in r["node"] if n["name"] == "gw") for r in resolved]
     assert [g.get("processors", []) != [] for g in gateway] == [True, True, False, False]
+
+
+# --- outputs for one's own analysis, and reliability --------------------------------------------
+
+WALL_CLOCK = ("wall_seconds", "setup_seconds", "events_per_second")
+"""The summary's keys that measure the machine, not the simulation: they differ between any two
+executions of the same run."""
+
+
+def _run_files(out: Path) -> dict[str, dict]:
+    """Every run file of a sweep, without its wall-clock fields: `point/seed-N.json` → summary."""
+    files = {}
+    for path in sorted((out / "runs").glob("*/seed-*")):
+        summary = json.loads(path.read_text())
+        for key in WALL_CLOCK:
+            summary.pop(key)
+        files[f"{path.parent.name}/{path.name}"] = summary
+    return files
+
+
+@pytest.mark.core
+def test_parquet_files_hold_the_points_and_every_run(cli, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "out"
+    assert _sweep(cli, out, "--quiet").returncode == 0
+    points = pd.read_parquet(out / "points.parquet")
+    from_csv = pd.read_csv(out / "points.csv")
+    assert list(points.columns) == list(from_csv.columns)
+    pd.testing.assert_frame_equal(points, from_csv, check_dtype=False)
+
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert list(runs.columns[:3]) == ["point", "link.wire.buffer", "seed"]
+    assert len(runs) == 6
+    for _, row in runs.iterrows():
+        summary = json.loads((out / "runs" / row["point"] / f"seed-{row['seed']}.json").read_text())
+        assert row["link.wire.buffer"] == row["point"].split("=")[1]
+        for column in (GOODPUT, "flows.bulk.rtt_ms.p99", "links.wire.directions.0.drops.queue"):
+            assert row[column] == metric_value(summary, column), column
+    assert not any(c.startswith("scenario.") for c in runs.columns)
+
+
+@pytest.mark.core
+def test_dask_local_gives_the_same_results_as_the_local_pool(cli, tmp_path):
+    pytest.importorskip("distributed")
+    import pandas as pd
+
+    local = _sweep(cli, tmp_path / "local", workers=2)
+    assert local.returncode == 0, local.stderr
+    dask = _sweep(cli, tmp_path / "dask", "--dask", "local", workers=2)
+    assert dask.returncode == 0, dask.stderr
+    assert "6 to run on 2 Dask workers (local cluster)" in dask.stderr
+    assert all(line.startswith("sweep: ") for line in dask.stderr.splitlines()), dask.stderr
+    local_csv = (tmp_path / "local" / "points.csv").read_bytes()
+    assert (tmp_path / "dask" / "points.csv").read_bytes() == local_csv
+    assert _run_files(tmp_path / "dask") == _run_files(tmp_path / "local")
+    assert len(_run_files(tmp_path / "local")) == 6
+    tables = [pd.read_parquet(tmp_path / d / "runs.parquet") for d in ("local", "dask")]
+    pd.testing.assert_frame_equal(*(t.drop(columns=list(WALL_CLOCK)) for t in tables))
+
+    # Resuming on Dask skips what the local pool ran, and vice versa: the same sweep.
+    again = _sweep(cli, tmp_path / "local", "--dask", "local")
+    assert "6 runs, 6 already done; nothing to run" in again.stderr
+
+
+@pytest.mark.core
+def test_a_sweep_on_a_running_dask_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    import logging
+
+    kwargs = {
+        "grid": {"link.wire.buffer": ["20pkt", "100pkt"]},
+        "seeds": 2,
+        "overrides": {"simulation.duration": "0.3s"},
+        "metrics": [GOODPUT],
+    }
+    local = mmtcp.sweep(LOSSY, workers=2, out=tmp_path / "local", **kwargs)
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        by_address = mmtcp.sweep(
+            LOSSY, dask=cluster.scheduler_address, out=tmp_path / "address", **kwargs
+        )
+        by_client = mmtcp.sweep(LOSSY, dask=client, out=tmp_path / "client", **kwargs)
+    for result in (by_address, by_client):
+        assert (result.executed, result.failures) == (4, [])
+        assert result.points == local.points
+        assert (result.out_dir / "points.csv").read_bytes() == (
+            tmp_path / "local" / "points.csv"
+        ).read_bytes()
+
+
+def test_dask_missing_is_one_line_saying_how_to_install_it(tmp_path):
+    fake = tmp_path / "fake" / "distributed"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('no distributed here')\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(fake.parent), env.get("PYTHONPATH", "")])
+    proc = subprocess.run(
+        [sys.executable, "-m", "mmtcp", "sweep", LOSSY, "--seeds", "1", "--dask", "local"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert_bad_input(proc, "--dask", "pip install 'mmtcp[dask]'")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.core
+def test_force_replaces_a_symlinked_runs_folder_and_deletes_nothing_outside(cli, tmp_path):
+    out = tmp_path / "out"
+    assert _sweep(cli, out, "--quiet").returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    (out / "runs").rename(elsewhere)
+    (out / "runs").symlink_to(elsewhere, target_is_directory=True)
+    kept = sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*"))
+
+    # The same points and seeds, another duration: a different sweep, with the same file names.
+    changed = _sweep(cli, out, "--set", "simulation.duration=0.4s", "--force", "--quiet")
+    assert changed.returncode == 0, changed.stderr
+    runs = sorted((out / "runs").glob("*/seed-*.json"))
+    assert len(runs) == 6
+    assert all(json.loads(p.read_text())["sim_seconds"] == 0.4 for p in runs)  # none kept
+    assert not (out / "runs").is_symlink()
+    assert sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*")) == kept
+
+
+@pytest.mark.core
+def test_resume_reruns_a_run_file_that_belongs_to_another_run(cli, tmp_path):
+    out = tmp_path / "out"
+    assert _sweep(cli, out, "--quiet").returncode == 0
+    points_csv = (out / "points.csv").read_text()
+    point = out / "runs" / "p000-link.wire.buffer=20pkt"
+    (point / "seed-1.json").write_text((point / "seed-2.json").read_text())  # seed 2's run
+
+    again = _sweep(cli, out)
+    assert again.returncode == 0, again.stderr
+    assert "1 run file of another point, seed or scenario" in again.stderr
+    assert "6 runs, 5 already done; 1 to run" in again.stderr
+    assert json.loads((point / "seed-1.json").read_text())["seed"] == 1
+    assert (out / "points.csv").read_text() == points_csv
+
+
+@pytest.mark.core
+def test_start_up_deletes_only_the_sweeps_own_temporary_files(cli, tmp_path):
+    out = tmp_path / "out"
+    assert _sweep(cli, out, "--quiet").returncode == 0
+    point = out / "runs" / "p000-link.wire.buffer=20pkt"
+    mine = [out / ".points.csv.4242.mmtcp-tmp", point / ".seed-1.json.4242.mmtcp-tmp"]
+    theirs = [out / ".notes.tmp", out / ".points.csv.4242.tmp", point / ".draft.tmp"]
+    for path in mine + theirs:
+        path.write_text("x")
+    assert _sweep(cli, out, "--quiet").returncode == 0
+    assert [p.exists() for p in theirs] == [True, True, True]
+    assert [p.exists() for p in mine] == [False, False]
+
+
+@pytest.mark.core
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_sigterm_stops_the_sweep_cleanly_and_it_resumes(tmp_path):
+    out = tmp_path / "out"
+    command = [
+        *(sys.executable, "-m", "mmtcp", "sweep", LOSSY, "--seeds", "1", "--workers", "2"),
+        *("--grid", "simulation.duration=0.3s,100000s", "--set", "metrics.interval=0.1s"),
+        *("--out", out),
+    ]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    short_run = out / "runs" / "p000-simulation.duration=0.3s" / "seed-1.json"
+    deadline = time.monotonic() + 30
+    while not short_run.is_file() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert short_run.is_file()
+    workers = _workers(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143, stderr
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == (
+        f"mmtcp: terminated: 1 of 2 runs are saved in {out}; run the same command again to resume"
+    )
+    time.sleep(0.5)
+    for pid in workers:
+        assert not Path(f"/proc/{pid}").exists()
+
+    # Run again: the finished run is kept, only the other one runs (stopped here as well).
+    again = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert again.stderr is not None
+    first = again.stderr.readline()
+    assert "2 runs, 1 already done; 1 to run on 1 worker" in first
+    time.sleep(0.5)
+    again.send_signal(signal.SIGTERM)
+    _, rest = again.communicate(timeout=30)
+    assert again.returncode == 143, rest
+    assert "Traceback" not in rest
+
+
+def test_progress_on_a_terminal_is_a_bar_and_elsewhere_plain_lines():
+    import io
+
+    from mmtcp.sweep_progress import SweepProgress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream in (Terminal(), io.StringIO()):
+        progress = SweepProgress(stream, total=4, skipped=1)
+        progress.start(2, 2, 3, "2 workers")
+        for ok in (True, False, True):
+            progress.update(ok)
+            progress.tick()
+        progress.close()
+        text = stream.getvalue()
+        assert text.startswith("sweep: 2 points x 2 seeds = 4 runs, 1 already done; 3 to run on 2")
+        assert "4/4 runs, 1 failed" in text
+        if isinstance(stream, Terminal):
+            assert "\r" in text
+        else:
+            assert "\r" not in text
+            assert "\x1b" not in text
+
+
+@pytest.mark.core
+def test_ctrl_c_at_a_terminal_stops_a_dask_local_sweep_without_worker_tracebacks(tmp_path):
+    pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "mmtcp", "sweep", LOSSY, "--seeds", "1", "--workers", "2"),
+            *("--grid", "simulation.duration=0.3s,100000s", "--set", "metrics.interval=0.1s"),
+            *("--out", out, "--dask", "local"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell gives a command
+    )
+    short_run = out / "runs" / "p000-simulation.duration=0.3s" / "seed-1.json"
+    deadline = time.monotonic() + 60
+    while not short_run.is_file() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert short_run.is_file()
+    time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole group, workers included
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith("mmtcp: interrupted: 1 of 2 runs are saved")
+
+
+def test_a_run_whose_dask_worker_died_is_a_failed_run():
+    distributed = pytest.importorskip("distributed")
+    from mmtcp.sweep_dask import _outcome
+
+    class Future:
+        def __init__(self, status, result=None, error=None):
+            self.status, self._result, self._error = status, result, error
+
+        def result(self):
+            return self._result
+
+        def exception(self):
+            return self._error
+
+    assert _outcome(Future("finished", ("ok", "{}"))) == (True, "{}")
+    assert _outcome(Future("finished", ("error", "ScenarioError: x"))) == (
+        False,
+        "ScenarioError: x",
+    )
+    last_worker = types.SimpleNamespace(address="tcp://127.0.0.1:1")
+    killed = distributed.KilledWorker("run_task-1", last_worker, 3)
+    ok, text = _outcome(Future("error", error=killed))
+    assert not ok
+    assert text.startswith("WorkerDied: the Dask worker running this died")
+    ok, text = _outcome(Future("cancelled"))
+    assert not ok
+    assert text.startswith("DaskError: the run did not execute (cancelled)")
+
+
+def test_a_failed_rerun_replaces_the_run_file_of_another_run(tmp_path):
+    from mmtcp.sweep_dir import error_path, run_path, save_run
+    from mmtcp.sweep_spec import Point
+
+    spec = SweepSpec(scenario="x.toml", seeds=[1])
+    point = Point("p000", {})
+    foreign = run_path(tmp_path, point, 1)
+    foreign.parent.mkdir()
+    foreign.write_text('{"seed": 2}\n')
+    save_run(spec, tmp_path, point, 1, "digest", False, "SimulationError: boom")
+    assert not foreign.exists()
+    assert error_path(tmp_path, point, 1).read_text().startswith("SimulationError: boom")
+    save_run(spec, tmp_path, point, 1, "digest", True, '{"seed": 1}')
+    assert json.loads(foreign.read_text()) == {"sweep_run": "digest", "seed": 1}
+    assert not error_path(tmp_path, point, 1).exists()
