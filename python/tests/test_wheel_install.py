@@ -11,11 +11,12 @@ minute and the network for nothing this test checks. The new virtualenv's site-p
 first, so `import mmtcp` there is the wheel's, which the test checks before anything else.
 
 From a folder that is neither the checkout nor the virtualenv it then runs the installed
-command: `mmtcp reproduce --list`, `mmtcp scenarios`, `mmtcp run` of a shipped scenario and of a
-shipped experiment's scenario that reads a trace by a relative path, `mmtcp reproduce
-example-chain --quick` (the experiment's plot.py from the installed copy), and compares the files
-shipped with those of the repository's experiments/ and scenarios/. Without the data in the wheel
-each of these fails.
+command: `mmtcp reproduce --list`, `mmtcp scenarios`, `mmtcp bench` (its default folder, without
+the scaling scenarios), `mmtcp run` of a shipped scenario and of a shipped experiment's scenario
+that reads a trace by a relative path, `mmtcp reproduce example-chain --quick` (the experiment's
+plot.py from the installed copy), and the README's `mmtcp scenarios --copy` then `mmtcp run` of
+the copy; it also compares the files shipped with those of the repository's experiments/ and
+scenarios/. Without the data in the wheel each of these fails.
 """
 
 from __future__ import annotations
@@ -109,6 +110,9 @@ def test_the_installed_wheel_runs_shipped_scenarios_and_experiments(tmp_path: Pa
     scenarios = [Path(line) for line in run(mmtcp, "scenarios").stdout.splitlines()]
     assert data / "scenarios" / "demo.toml" in scenarios
     assert data / "scenarios" / "bench" / "cotag-128b.toml" in scenarios
+    bench = run(mmtcp, "bench", "--no-scaling", "--engine-events", "1000").stdout
+    for scenario in sorted((REPO / "scenarios" / "bench").glob("*.toml")):
+        assert f"\n{scenario.stem} " in bench, bench
 
     # demo.toml shortened; fig10-12's scenario (2.1 s) reads ../../../scenarios/traces/*.csv.
     trace_reader = data / "experiments" / "wu-cotag" / "fig10-12" / "scenario.toml"
@@ -122,3 +126,9 @@ def test_the_installed_wheel_runs_shipped_scenarios_and_experiments(tmp_path: Pa
     run(mmtcp, "reproduce", "example-chain", "--quick", "--quiet", "--workers", "1")
     figures = elsewhere / "out" / "reproduce" / "example-chain-quick" / "figures"
     assert list(figures.glob("*.png")), "plot.py drew nothing"
+
+    # The README's way to scenarios of one's own: a copy, run with its plots.
+    run(mmtcp, "scenarios", "--copy", "my-scenarios")
+    short = ["--set", "simulation.duration=2s"]
+    run(mmtcp, "run", "my-scenarios/demo.toml", "--out", "out/copy", "--quiet", *short)
+    assert (elsewhere / "out" / "copy" / "plots" / "goodput.png").is_file()
