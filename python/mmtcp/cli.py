@@ -5,6 +5,7 @@
     mmtcp validate SCENARIO [--set PATH=VALUE]... [--print]
     mmtcp plot DIR [--plot-format {png,svg}]
     mmtcp report DIR
+    mmtcp scenarios [--copy DIR]
     mmtcp bench [--dir DIR] [--no-scaling] [--engine-events N]
     mmtcp sweep SCENARIO --seeds SPEC [--grid PATH=V1,V2,...]... [--set PATH=VALUE]...
                 [--metric NAME]... [--workers N] [--dask ADDRESS] [--out DIR] [--force] [--quiet]
@@ -23,9 +24,11 @@
 `.svg`) and `report.html` into DIR (default `out/<scenario stem>`) and prints a summary table.
 `sweep` runs a scenario over a grid of overrides x seeds on a process pool (or a Dask cluster:
 --dask) into DIR (default `out/sweep-<stem>`; see docs/sweeps.md); `reproduce` runs an experiment
-of `experiments/`, checks its claims (claims.json), draws its figures and writes report.html;
-`report` writes the self-contained `DIR/report.html` of a run, sweep or reproduction folder
-(docs/reports.md);
+shipped with mmtcp (or one of --dir), checks its claims (claims.json), draws its figures and
+writes report.html; `report` writes the self-contained `DIR/report.html` of a run, sweep or
+reproduction folder (docs/reports.md); `scenarios` prints the paths of the shipped scenarios, or
+copies them (with their traces) into the new folder DIR; `bench` runs the shipped benchmark
+scenarios (or those of --dir);
 `ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout;
 `ieee80211ad-dual-trace` writes the stand-in for seed 000's measured 802.11ad links, the rate
 traces PREFIX-ap1.csv and PREFIX-ap2.csv of a user walking between two access points;
@@ -68,6 +71,7 @@ from mmtcp.metrics import check_metrics
 from mmtcp.progress import ProgressBar
 from mmtcp.report import run_report
 from mmtcp.reproduce import experiment_roots, find_experiments, reproduce
+from mmtcp.shipped import BENCH_SCENARIOS, copy_scenarios, scenario_files
 from mmtcp.sweep import SweepInterrupted, SweepResult, run_spec
 from mmtcp.sweep_spec import make_spec, parse_grid_option, parse_seeds
 from mmtcp.sweep_table import estimate_legend, points_table
@@ -254,13 +258,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the TOML to FILE and print the report")
     p.set_defaults(handler=_cmd_fit_markov)
 
+    p = commands.add_parser(
+        "scenarios", help="print the paths of the shipped scenarios, or copy them to a folder"
+    )
+    p.add_argument(
+        "--copy",
+        type=Path,
+        metavar="DIR",
+        help="copy the shipped scenarios, their traces and bench/ into DIR (a new folder)",
+    )
+    p.set_defaults(handler=_cmd_scenarios)
+
     p = commands.add_parser("bench", help="time the benchmark scenarios and the event engine")
     p.add_argument(
         "--dir",
         dest="bench_dir",
-        default="scenarios/bench",
+        default=BENCH_SCENARIOS,
+        type=Path,
         metavar="DIR",
-        help="directory of benchmark scenarios (default scenarios/bench)",
+        help="directory of benchmark scenarios (default: the shipped ones, scenarios/bench)",
     )
     p.add_argument(
         "--no-scaling",
@@ -319,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dir",
         dest="experiments_dir",
         metavar="DIR",
-        help="where the experiments are (default: the repository's; an experiments/ folder of "
+        help="where the experiments are (default: the shipped ones; an experiments/ folder of "
         "the current directory is used only when named here, since its plot.py files are code)",
     )
     _add_pool_options(p, "output directory (default out/reproduce/<name>[-quick])")
@@ -423,8 +439,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_scenarios(args: argparse.Namespace) -> int:
+    for path in copy_scenarios(args.copy) if args.copy else scenario_files():
+        print(path)
+    return EXIT_OK
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
-    directory = Path(args.bench_dir)
+    directory = args.bench_dir
     if not directory.is_dir():
         raise ScenarioError(f"{directory}: no such directory")
     return run_suite(directory, scaling=args.scaling, engine_events=args.engine_events)
@@ -533,7 +555,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         roots = experiment_roots(args.experiments_dir)
         experiments = find_experiments(roots, on_error=_warn)
         if not experiments:
-            where = ", ".join(map(str, roots)) or "no experiments/ folder found"
+            where = ", ".join(map(str, roots)) or "no shipped experiments found"
             print(f"no experiments ({where})")
             return EXIT_OK
         rows = [("name", "title", "claims", "folder")]

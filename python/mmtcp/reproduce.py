@@ -17,8 +17,9 @@ An experiment is a folder `experiments/<paper>/<figure>/` holding:
 
 `reproduce(name)` runs the experiment's sweep into `out/reproduce/<name>[-quick]/` (resumable, as
 any sweep), evaluates its claims into `claims.json` there, then runs its `plot.py` into
-`figures/`. Experiments are those of the repository (two levels above this package), or of the
-folder the user names: a `plot.py` is code, and none is run from a folder the user did not name.
+`figures/`. Experiments are those shipped with the package (`mmtcp.shipped`: the repository's
+`experiments/` in a checkout, a copy of it in an installed wheel), or those of the folder the
+user names: a `plot.py` is code, and none is run from a folder the user did not name.
 """
 
 from __future__ import annotations
@@ -37,14 +38,13 @@ from typing import Any, TextIO
 from mmtcp._core import ScenarioError
 from mmtcp.claims import Claim, evaluate_claims, parse_claims, read_run_values, write_claims
 from mmtcp.metrics import check_metrics
+from mmtcp.shipped import EXPERIMENTS
 from mmtcp.sweep import SweepResult, run_spec
 from mmtcp.sweep_spec import SweepSpec, apply_table, read_toml, spec_from_table
 
 EXPERIMENT_FILE = "experiment.toml"
 EXPERIMENT_KEYS = ("name", "title", "claim", "paper", "table", "sweep", "quick", "claims")
 QUICK_KEYS = ("seeds", "grid", "point", "set", "metrics", "variants")
-REPO_ROOT = Path(__file__).resolve().parents[2]
-"""The repository's root, if this package runs from a checkout (python/mmtcp/ in it)."""
 
 
 @dataclass(frozen=True)
@@ -95,14 +95,14 @@ class Reproduction:
 
 
 def experiment_roots(directory: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Where experiments are looked for: `directory` if given, else the repository's. Never an
+    """Where experiments are looked for: `directory` if given, else the shipped ones. Never an
     `experiments/` the current directory happens to hold: its `plot.py` files are code."""
     if directory is not None:
         root = Path(directory)
         if not root.is_dir():
             raise ScenarioError(f"{root}: no such experiments directory")
         return [root]
-    return [REPO_ROOT / "experiments"] if (REPO_ROOT / "experiments").is_dir() else []
+    return [EXPERIMENTS] if EXPERIMENTS.is_dir() else []
 
 
 def load_experiment(path: str | os.PathLike[str]) -> Experiment:
@@ -192,7 +192,7 @@ def find_experiment(name: str, roots: Sequence[Path]) -> Experiment:
         for path in sorted(root.rglob(EXPERIMENT_FILE)):
             if _declared_name(path) == name:
                 load_experiment(path)  # raises what is wrong with it
-    where = ", ".join(str(root) for root in roots) or "no experiments/ folder found"
+    where = ", ".join(str(root) for root in roots) or "no shipped experiments found"
     names = ", ".join(e.name for e in experiments) or "none"
     raise ScenarioError(f"no experiment named {name!r} in {where}; available: {names}")
 

@@ -1,5 +1,5 @@
-"""`mmtcp run`, `plot`, `validate` and `bench` end to end, as a user runs them. These need the
-simulation core."""
+"""`mmtcp run`, `plot`, `validate`, `scenarios` and `bench` end to end, as a user runs them.
+These need the simulation core."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import SCENARIOS
+from helpers import REPO, SCENARIOS
 
 pytestmark = pytest.mark.core
 
@@ -143,6 +143,35 @@ def test_bench_runs_each_scenario_and_the_engine(cli):
     assert lines[0].split()[0] == "scenario"
     assert lines[1].split()[0] == "tiny"
     assert "engine: 100,000 events" in proc.stdout
+
+
+def test_scenarios_lists_the_shipped_scenarios_and_copies_them(cli, tmp_path):
+    proc = cli("scenarios", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    shipped = [Path(line) for line in proc.stdout.splitlines()]
+    repo = (REPO / "scenarios").resolve()
+    assert shipped == sorted(repo.glob("*.toml")) + sorted(repo.glob("bench/*.toml"))
+
+    copy = tmp_path / "mine"
+    proc = cli("scenarios", "--copy", copy, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [Path(line) for line in proc.stdout.splitlines()] == [
+        copy / path.relative_to(repo) for path in shipped
+    ]
+    assert (copy / "traces" / "ieee80211ad-user-ap1.csv").is_file()
+    # The copy reads its traces from the copied traces/ (../traces/ from bench/).
+    proc = cli(
+        "run", copy / "bench" / "cotag-128b.toml", "--set", "simulation.duration=200ms",
+        "--no-plots", "--quiet", "--out", tmp_path / "out",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+
+    proc = cli("scenarios", "--copy", copy, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        proc.stderr.strip()
+        == f"mmtcp: error: {copy}: already exists; name a new folder to copy into"
+    )
 
 
 def test_an_out_that_is_a_file_is_bad_input_before_the_run(cli, tmp_path):
