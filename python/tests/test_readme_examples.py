@@ -25,50 +25,62 @@ def tutorial_scenario() -> str:
     return next(body for lang, body in BLOCKS if lang == "toml")
 
 
-def commands() -> list[list[str]]:
-    """Every `mmtcp` command of the shell blocks, as argument lists after `mmtcp`."""
-    found = []
+def command_blocks() -> list[list[list[str]]]:
+    """The `mmtcp` commands of each shell block, as argument lists after `mmtcp`: a block's
+    commands run in order in one folder, since a later one may use what an earlier one wrote
+    (`mmtcp scenarios --copy DIR`, then a run of a scenario in DIR)."""
+    blocks = []
     for lang, body in BLOCKS:
         if lang != "sh":
             continue
+        found = []
         for line in body.splitlines():
             line = line.split(" # ")[0].strip()
             if line.startswith("mmtcp "):
                 found.append(shlex.split(line)[1:])
-    return found
+        if found:
+            blocks.append(found)
+    return blocks
 
 
 def test_the_readme_has_the_tutorial_commands() -> None:
-    names = [c[0] for c in commands()]
+    names = [c[0] for block in command_blocks() for c in block]
     assert names.count("run") >= 4, names
-    assert {"validate", "sweep", "reproduce", "fit-markov"} <= set(names), names
+    assert {"validate", "sweep", "reproduce", "fit-markov", "scenarios"} <= set(names), names
 
 
-@pytest.mark.parametrize("args", commands(), ids=lambda a: " ".join(a))
-def test_readme_command_runs(args: list[str], tmp_path: Path) -> None:
-    (tmp_path / "blockage.toml").write_text(tutorial_scenario(), encoding="utf-8")
+def run_command(args: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
+    """Runs one README command in `folder`, shortened and with its output kept in `folder`."""
     argv = [str(REPO / a) if a.startswith(("scenarios/", "examples/")) else a for a in args]
     if argv[0] in ("run", "sweep"):
         argv += SHORT
     if argv[0] == "sweep":
         argv[argv.index("--seeds") + 1] = "2"
     if argv[0] in ("run", "sweep", "reproduce") and "--list" not in argv:
+        out = str(folder / "out" / "-".join(a for a in args[:2] if "/" not in a))
         if "--out" in argv:
-            argv[argv.index("--out") + 1] = str(tmp_path / "out")
+            argv[argv.index("--out") + 1] = out
         else:
-            argv += ["--out", str(tmp_path / "out")]
-    proc = subprocess.run(
+            argv += ["--out", out]
+    return subprocess.run(
         [sys.executable, "-m", "mmtcp", *argv],
-        cwd=tmp_path,
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    assert proc.returncode == 0, proc.stderr
-    if argv[0] == "validate" and "--print" in argv:
-        profile = next(a.split("=")[1] for a in argv if a.startswith("flow.0.transport.profile="))
-        assert f'profile = "{profile}"' in proc.stdout
+
+
+@pytest.mark.parametrize("block", command_blocks(), ids=lambda b: " ".join(b[0])[:70])
+def test_readme_commands_run(block: list[list[str]], tmp_path: Path) -> None:
+    (tmp_path / "blockage.toml").write_text(tutorial_scenario(), encoding="utf-8")
+    for args in block:
+        proc = run_command(args, tmp_path)
+        assert proc.returncode == 0, f"mmtcp {shlex.join(args)}: {proc.stderr}"
+        if args[0] == "validate" and "--print" in args:
+            setting = next(a for a in args if a.startswith("flow.0.transport.profile="))
+            assert f'profile = "{setting.split("=")[1]}"' in proc.stdout
 
 
 def test_readme_python_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
