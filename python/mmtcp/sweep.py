@@ -176,6 +176,11 @@ def sweep(
     """
     spec = make_spec(scenario, grid=grid, points=points, seeds=seeds, overrides=overrides)
     if metrics is not None:
+        if isinstance(metrics, str) or not isinstance(metrics, Iterable):
+            raise TypeError(f"metrics is a list of paths, not {type(metrics).__name__}")
+        metrics = list(metrics)
+        if not all(isinstance(m, str) for m in metrics):
+            raise TypeError("metrics is a list of paths (strings)")
         spec.metrics = check_metrics(metrics)
     return run_spec(
         spec,
@@ -214,7 +219,9 @@ def run_spec(
         raise ScenarioError(
             f"{spec.origin}: no seeds; give them, e.g. --seeds 10 (seeds 1 to 10) or seeds = 10"
         )
-    if workers is not None and (isinstance(workers, bool) or workers < 1):
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+        raise TypeError(f"workers is a number of processes, not {type(workers).__name__}")
+    if workers is not None and workers < 1:
         raise ScenarioError(f"workers: {workers!r} is not a positive number of processes")
     if dask is not None:
         check_dask()

@@ -391,14 +391,25 @@ def make_spec(
             spec = SweepSpec(scenario=path, stem=Path(path).stem)
     else:
         raise TypeError(f"a scenario is a path or a dict, not {type(scenario).__name__}")
+    if grid is not None and not isinstance(grid, Mapping):
+        raise TypeError(f"grid is a dict of path → list of values, not {type(grid).__name__}")
     for key, values in (grid or {}).items():
+        if not isinstance(values, (str, Iterable)):
+            raise TypeError(f"grid[{key!r}] is a list of values, not {type(values).__name__}")
         if key in spec.grid:
             raise ScenarioError(f"{spec.origin}: grid key {key} is given twice")
         values = list(values) if not isinstance(values, str) else [values]
         if not values:
             raise ScenarioError(f"{spec.origin}: grid key {key} has no values")
         spec.grid[key] = values
-    spec.points.extend(dict(p) for p in points or ())
+    one_point = isinstance(points, (str, Mapping))
+    if points is not None and (one_point or not isinstance(points, Iterable)):
+        raise TypeError(f"points is a list of override dicts, not {type(points).__name__}")
+    for point in points or ():
+        if not isinstance(point, Mapping):
+            kind = type(point).__name__
+            raise TypeError(f"points holds override dicts, not {kind}: {point!r:.80}")
+        spec.points.append(dict(point))
     if overrides is not None:
         spec.fixed.update(dict(override_pairs(overrides)))
     if seeds is not None:

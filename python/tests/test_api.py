@@ -205,3 +205,33 @@ def test_the_trace_path_is_relative_to_the_scenario_file(tmp_path, monkeypatch):
     assert result.summary["links"][0]["mean_capacity_bps"] == pytest.approx(
         (0.8 * 40e6 + 0.2 * 4e6 + 1.0 * 40e6) / 2.0, rel=0.01
     )
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda s: mmtcp.run(s, overrides=5), "overrides is a dict or an iterable"),
+        (lambda s: mmtcp.run(s, overrides=[5]), "found int"),
+        (lambda s: mmtcp.run(s, overrides=["a=1", b"b=2"]), "found bytes"),
+        (lambda s: mmtcp.run(s, overrides={"node.0.x": _self_containing()}), "contain itself"),
+        (lambda s: mmtcp.run(_self_containing_dict()), "cannot be read as a scenario"),
+        (lambda s: mmtcp.run({"simulation": {1, 2}}), "cannot be read as a scenario"),
+        (lambda s: mmtcp.validate(s, overrides=3.5), "not float"),
+    ],
+)
+def test_wrong_argument_types_are_type_errors_that_say_what_is_expected(call, message):
+    # Issue 15, item 9: these raised AttributeError, RecursionError or a bare ValueError.
+    with pytest.raises(TypeError, match=message):
+        call(str(SMALL))
+
+
+def _self_containing() -> list:
+    items: list = []
+    items.append(items)
+    return items
+
+
+def _self_containing_dict() -> dict:
+    scenario: dict = {}
+    scenario["simulation"] = scenario
+    return scenario

@@ -939,3 +939,23 @@ def test_a_failed_rerun_replaces_the_run_file_of_another_run(tmp_path):
     save_run(spec, tmp_path, point, 1, "digest", True, '{"seed": 1}')
     assert json.loads(foreign.read_text()) == {"sweep_run": "digest", "seed": 1}
     assert not error_path(tmp_path, point, 1).exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"grid": "simulation.seed=1"}, "grid is a dict"),
+        ({"grid": {"simulation.duration": 5}}, r"grid\['simulation.duration'\] is a list"),
+        ({"points": {"simulation.duration": "1s"}}, "points is a list of override dicts"),
+        ({"points": ["simulation.duration=1s"]}, "points holds override dicts"),
+        ({"metrics": "flows.0.goodput_bps"}, "metrics is a list of paths, not str"),
+        ({"metrics": [1]}, "metrics is a list of paths"),
+        ({"workers": "2"}, "workers is a number of processes, not str"),
+    ],
+)
+def test_wrong_argument_types_are_type_errors(arguments, message, tmp_path):
+    # Issue 15, item 9: a str grid raised AttributeError, a str of metrics was read one
+    # character per metric, workers="2" failed comparing str with int.
+    with pytest.raises(TypeError, match=message):
+        mmtcp.sweep(SCENARIOS / "small.toml", seeds=1, out=tmp_path / "out", **arguments)
+    assert not (tmp_path / "out").exists()
