@@ -8,8 +8,8 @@ The simulation runs in Rust (`mmtcp._core`); this package is its Python face:
 - `mmtcp.validate(scenario, overrides=...)` checks a scenario and returns it resolved, as TOML;
 - `ScenarioError` (a `ValueError`) reports a bad scenario, trace or override in one line naming
   the file and the field; `SimulationError` (a `RuntimeError`) reports an internal failure;
-- `mmtcp.ieee80211ad_trace("b")` writes seed 001's synthetic 802.11ad beam-pair trace as CSV;
-- `mmtcp.ieee80211ad_dual_trace(duration="60s")` generates the stand-in for seed 000's measured
+- `mmtcp.ieee80211ad_trace("b")` writes Drago et al.'s synthetic 802.11ad beam-pair trace as CSV;
+- `mmtcp.ieee80211ad_dual_trace(duration="60s")` generates the stand-in for Wu et al.'s measured
   802.11ad links: two rate traces of a user walking between two access points;
 - `mmtcp.sweep(scenario, grid=..., seeds=..., workers=..., out=...)` runs a scenario over a grid of
   overrides x seeds on a process pool and returns a `SweepResult` (per-point mean and 95 % CI);

@@ -62,14 +62,14 @@ def _panic_for_tests(message: str) -> None:
     """Test hook: panics in Rust; always raises `SimulationError` carrying `message`."""
 
 def ieee80211ad_trace(config: str, *, name: str | None = None) -> str:
-    """Seed 001's synthetic 802.11ad beam-pair trace as CSV `time,tx_deg,rx_deg,power_dbm`.
+    """Drago et al.'s synthetic 802.11ad beam-pair trace as CSV `time,tx_deg,rx_deg,power_dbm`.
 
     `config` is TOML text with the synthetic source's keys (`scenario = "a"` or `"b"`, ...);
     a bad key or value raises `ScenarioError` naming it.
     """
 
 def ieee80211ad_dual_trace(config: str, *, name: str | None = None) -> dict[str, Any]:
-    """The stand-in for seed 000's measured 802.11ad links: two rate traces, one per AP.
+    """The stand-in for Wu et al.'s measured 802.11ad links: two rate traces, one per AP.
 
     `config` is TOML text with any of the generator's keys (docs/models/ieee80211ad.md). Returns
     `{"ap1": str, "ap2": str, "mean_bps": (float, float), "correlation": float, "scale": float |

@@ -160,7 +160,7 @@ def validate(scenario_or_path: Scenario, *, overrides: Overrides | None = None) 
 
 
 def ieee80211ad_trace(scenario: str, **keys: Any) -> str:
-    """Seed 001's synthetic IEEE 802.11ad received-power trace, as CSV text.
+    """Drago et al.'s synthetic IEEE 802.11ad received-power trace, as CSV text.
 
     `scenario` is `"a"` (a trolley crossing the path in 0.2 m steps) or `"b"` (a human-like
     blocker crossing at 0.1 m/s); `keys` set any other key of the synthetic source
@@ -176,7 +176,7 @@ def ieee80211ad_trace(scenario: str, **keys: Any) -> str:
 
 @dataclass(frozen=True)
 class DualTrace:
-    """The stand-in for seed 000's measured 802.11ad links: one rate trace per access point.
+    """The stand-in for Wu et al.'s measured 802.11ad links: one rate trace per access point.
 
     Attributes:
         ap1_csv, ap2_csv: each AP's rates as csv text (`time,rate`), the format a `trace`
@@ -194,7 +194,7 @@ class DualTrace:
 
 
 def ieee80211ad_dual_trace(**keys: Any) -> DualTrace:
-    """Two 802.11ad rate traces of a user walking between two access points (seed 000 §5.2.2).
+    """Two 802.11ad rate traces of a user walking between two access points (Wu et al. §5.2.2).
 
     `keys` set any of the generator's keys (docs/models/ieee80211ad.md), e.g. `duration="60s"`,
     `seed=3`, `mean_total_rate="none"`. A bad key or value raises `ScenarioError` naming it.

@@ -29,8 +29,9 @@ writes report.html; `report` writes the self-contained `DIR/report.html` of a ru
 reproduction folder (docs/reports.md); `scenarios` prints the paths of the shipped scenarios, or
 copies them (with their traces) into the new folder DIR; `bench` runs the shipped benchmark
 scenarios (or those of --dir);
-`ieee80211ad-trace` writes seed 001's synthetic 802.11ad beam-pair trace (CSV) to FILE or stdout;
-`ieee80211ad-dual-trace` writes the stand-in for seed 000's measured 802.11ad links, the rate
+`ieee80211ad-trace` writes Drago et al.'s synthetic 802.11ad beam-pair trace (CSV) to FILE or
+stdout;
+`ieee80211ad-dual-trace` writes the stand-in for Wu et al.'s measured 802.11ad links, the rate
 traces PREFIX-ap1.csv and PREFIX-ap2.csv of a user walking between two access points;
 `fit-markov` fits COTAG's two-link Markov model to two rate traces (docs/models/markov-pair.md)
 and writes the pair's channel tables as TOML, its report as comments, to FILE or stdout.
@@ -188,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser(
         "ieee80211ad-trace",
-        help="write seed 001's synthetic 802.11ad beam-pair trace as CSV",
+        help="write Drago et al.'s synthetic 802.11ad beam-pair trace as CSV",
     )
     p.add_argument("trace_scenario", choices=["a", "b"], help="a: trolley; b: human-like blocker")
     p.add_argument(
@@ -206,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser(
         "ieee80211ad-dual-trace",
         help="write two 802.11ad rate traces of a user walking between two access points "
-        "(the stand-in for seed 000's measured links)",
+        "(the stand-in for Wu et al.'s measured links)",
     )
     p.add_argument(
         "--out-prefix",
@@ -243,14 +244,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--split",
         choices=["median", "two-means"],
         default="median",
-        help="the High/Low boundary of each link: its median (seed 000 §5.2.3, default) or the "
+        help="the High/Low boundary of each link: its median (Wu et al. §5.2.3, default) or the "
         "rate that makes the two levels tightest (ours)",
     )
     p.add_argument(
         "--transitions",
         choices=["pq", "matrix"],
         default="pq",
-        help="write the seed's p and q (default), or the counted 4x4 matrix",
+        help="write the paper's p and q (default), or the counted 4x4 matrix",
     )
     p.add_argument(
         "--group", default="cotag", metavar="NAME", help="the pair's group (default cotag)"

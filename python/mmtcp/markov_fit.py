@@ -1,6 +1,6 @@
-"""Fitting COTAG's two-link Markov model to two rate traces (seed 000 §5.2.3): `mmtcp fit-markov`.
+"""Fitting COTAG's two-link Markov model to two rate traces (Wu et al. §5.2.3): `mmtcp fit-markov`.
 
-The model (seed 000 §5.1, Figs. 6-7; crates/mmtcp/src/channel/markov_pair.rs): each link's rate
+The model (Wu et al. §5.1, Figs. 6-7; crates/mmtcp/src/channel/markov_pair.rs): each link's rate
 is High or Low, the pair is in one of the states HH, HL, LH, LL (link 1 first), and every step
 
     link 1 flips its level with probability p;
@@ -11,7 +11,7 @@ is High or Low, the pair is in one of the states HH, HL, LH, LL (link 1 first), 
 the High state and Low state. [...] we measured the changes of channel states and calculated the
 probability of state changes [...]. In each state, the fluctuations of these two channels'
 bandwidth are represented with joint Gaussian distribution whose mean and correlations are
-calculated from the data". Step by step, with our choices where the seed is silent:
+calculated from the data". Step by step, with our choices where the paper is silent:
 
 1. Sampling. Each trace (csv or mahimahi, read by the simulator's own parser through `_core`)
    becomes one rate per step on the grid 0, step, 2·step, ...: the trace's *mean* rate over the
@@ -29,7 +29,7 @@ calculated from the data". Step by step, with our choices where the seed is sile
    clusters) — and warns when the two splits differ on more than 2 % of a link's steps;
    `split="two-means"` (`--split two-means`) uses that boundary instead.
 3. States and transitions: the state of each step; the 4 x 4 counts of consecutive pairs.
-4. Maximum likelihood under the seed's chain. The likelihood of the state sequence given its
+4. Maximum likelihood under the paper's chain. The likelihood of the state sequence given its
    first state is the product over steps of P(flip) · P(agree), so the estimates are the observed
    fractions: p = (steps where link 1's level changed) / (steps - 1), q = (steps after the first
    where link 2's level equals link 1's) / (steps - 1). Flips and agreements are independent
@@ -37,15 +37,15 @@ calculated from the data". Step by step, with our choices where the seed is sile
 5. Per state, over its steps: each link's mean and sample standard deviation and the two rates'
    Pearson correlation (0 when a link's rate does not vary in the state).
 6. Checks. The counted transition matrix (rows: from) beside Fig. 7's matrix with the fitted p, q;
-   a likelihood-ratio test of the seed's model against the counted matrix,
+   a likelihood-ratio test of the paper's model against the counted matrix,
    G = 2 Σ N_ij ln(P̂_ij / P_ij), chi-square with 3 · (states left at least once) - 2 degrees of
    freedom; below a p-value of 0.01 a warning says the symmetric model fits badly (then
    `--transitions matrix` writes the counted matrix, our `transitions` key).
 
 Fallbacks, each with a warning: a state with fewer than 2 steps takes, for each link, the mean and
-standard deviation of that link's rate over all steps in the state's level for it (the seed's
+standard deviation of that link's rate over all steps in the state's level for it (the paper's
 §5.3.1 per-level model), and correlation 0; a state never left has, in the counted matrix, the
-row of the seed's model with the fitted p and q.
+row of the paper's model with the fitted p and q.
 
     >>> rate_text(9_812_345_678.9), rate_text(312_000_000), rate_text(0)
     ('9.81235Gbps', '312Mbps', '0bps')
@@ -73,7 +73,7 @@ MIN_STEPS = 100
 most 0.5/sqrt(m), so 99 transitions pin them to about ±0.1 (95 %) at best; fewer say little."""
 
 SPLITS = ("median", "two-means")
-"""The rules of the High/Low boundary: the seed's median (§5.2.3), or our two-means boundary."""
+"""The rules of the High/Low boundary: the paper's median (§5.2.3), or our two-means boundary."""
 
 WARN_DISAGREEMENT = 0.02
 """Above this share of a link's steps on which the median and the two-means splits differ, the
@@ -81,7 +81,8 @@ median split is said to misplace steps: each misplaced step of link 1 can add tw
 of them can already raise p by 0.04."""
 
 WARN_P_VALUE = 0.01
-"""Below this p-value of the likelihood-ratio test, the seed's (p, q) model is said to fit badly."""
+"""Below this p-value of the likelihood-ratio test, the paper's (p, q) model is said to fit
+badly."""
 
 PS_PER_S = 10**12
 
@@ -118,7 +119,8 @@ class MarkovFit:
         boundaries_bps: each link's boundary: High above it, Low at or below it.
         states: the state index (into STATES) of every step.
         counts: counts[i, j] = steps going from state i to state j.
-        p, q: maximum-likelihood estimates under the seed's model; p_se, q_se their standard errors.
+        p, q: maximum-likelihood estimates under the paper's model; p_se, q_se their standard
+            errors.
         counted: the counted transition matrix (the rows of states never left from the (p, q)
             model).
         model: Fig. 7's transition matrix with p and q.
@@ -164,11 +166,11 @@ class MarkovFit:
 
     def report(self) -> str:
         """The fit as text: sampling, boundaries, states, p and q, both transition matrices, the
-        test of the seed's model, and the warnings."""
+        test of the paper's model, and the warnings."""
         n = self.steps
         duration = n * self.step_ps / PS_PER_S
         lines = [
-            "COTAG's two-link Markov model (seed 000 §5.1, §5.2.3) fitted to",
+            "COTAG's two-link Markov model (Wu et al. §5.1, §5.2.3) fitted to",
             f"  link 1: {self.sources[0]}",
             f"  link 2: {self.sources[1]}",
             f"step {self.step_text}: {n} steps ({duration:g} s), each the trace's mean rate "
@@ -191,7 +193,7 @@ class MarkovFit:
                 + (" (fallback)" if fit.fallback else "")
             )
         lines += [
-            "(model: the state's stationary share under the seed's chain with p and q)",
+            "(model: the state's stationary share under the paper's chain with p and q)",
             "",
             f"p = {self.p:.4f} (standard error {self.p_se:.4f}): link 1 flips its level",
             f"q = {self.q:.4f} (standard error {self.q_se:.4f}): link 2 takes link 1's new level",
@@ -218,7 +220,7 @@ class MarkovFit:
 
     def channel_toml(self, *, group: str = "cotag", transitions: str = "pq") -> str:
         """The two links' `channel` tables as TOML, each under a `[[link]]` that holds only it:
-        the pair's link 1 (member 1) and link 2 (member 2). `transitions` is "pq" (the seed's p
+        the pair's link 1 (member 1) and link 2 (member 2). `transitions` is "pq" (the paper's p
         and q) or "matrix" (the counted matrix, our `transitions` key)."""
         if transitions not in ("pq", "matrix"):
             raise ValueError(f"transitions is 'pq' or 'matrix', not {transitions!r}")
@@ -301,7 +303,7 @@ def _probability_texts(row: Floats) -> list[str]:
 
 
 def fig7(p: float, q: float) -> Floats:
-    """The seed's transition matrix (Fig. 7): P(from -> to) over HH, HL, LH, LL.
+    """The paper's transition matrix (Fig. 7): P(from -> to) over HH, HL, LH, LL.
 
     >>> fig7(0.1, 0.7)[0].round(2).tolist(), fig7(0.1, 0.7)[3].round(2).tolist()
     ([0.63, 0.27, 0.03, 0.07], [0.07, 0.03, 0.27, 0.63])
@@ -448,7 +450,7 @@ def fit(
     counts = np.zeros((4, 4))
     np.add.at(counts, (states[:-1], states[1:]), 1)
 
-    # Maximum likelihood under the seed's chain (module docstring, step 4).
+    # Maximum likelihood under the paper's chain (module docstring, step 4).
     moves = n - 1
     p = float(np.mean(high[1:, 0] != high[:-1, 0]))
     q = float(np.mean(high[1:, 1] == high[1:, 0]))
@@ -460,7 +462,7 @@ def fit(
     if never_left:
         warnings.append(
             f"never left {', '.join(never_left)}: the counted matrix takes "
-            f"{'its row' if len(never_left) == 1 else 'their rows'} from the seed's model with "
+            f"{'its row' if len(never_left) == 1 else 'their rows'} from the paper's model with "
             "the fitted p and q"
         )
     per_state = tuple(_state_fit(rates, high, states, s, warnings) for s in range(4))
@@ -470,7 +472,7 @@ def fit(
     if p_value < WARN_P_VALUE:
         i, j, difference = _largest_difference(counts, counted, model)
         warnings.append(
-            f"the seed's symmetric (p, q) model fits the counted transitions badly (p-value "
+            f"the paper's symmetric (p, q) model fits the counted transitions badly (p-value "
             f"{p_value:.3g} < {WARN_P_VALUE}); largest difference {difference:.3f} at "
             f"{STATES[i]} -> {STATES[j]}: counted {counted[i, j]:.3f}, model {model[i, j]:.3f}; "
             "--transitions matrix writes the counted matrix instead"

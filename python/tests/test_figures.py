@@ -1,4 +1,4 @@
-"""`mmtcp.figures.grouped_bars`, the grouped bar chart the seed 000 reproductions draw."""
+"""`mmtcp.figures.grouped_bars`, the grouped bar chart the Wu et al. reproductions draw."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`mmtcp ieee80211ad-dual-trace` and `mmtcp.ieee80211ad_dual_trace`: the stand-in for seed 000's
+"""`mmtcp ieee80211ad-dual-trace` and `mmtcp.ieee80211ad_dual_trace`: the stand-in for Wu et al.'s
 measured 802.11ad links (docs/models/ieee80211ad.md, "Two access points and a moving user")."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_the_cli_writes_two_traces_that_fit_markov_reads(cli, tmp_path):
     for trace in parsed:
         assert (trace[0][0], trace[-1][0]) == (0.0, 15.0)
     means = [time_mean(trace) for trace in parsed]
-    # Both traces are scaled so that their sum averages 1.3 Gbit/s (seed 000 §5.2.3).
+    # Both traces are scaled so that their sum averages 1.3 Gbit/s (Wu et al. §5.2.3).
     assert abs(sum(means) - 1.3e9) < 2.0, means
     summary = re.search(
         r"mean AP1 ([\d.]+) Mbit/s, AP2 ([\d.]+) Mbit/s, total 1300\.0 Mbit/s .*"

@@ -1,5 +1,5 @@
 """`mmtcp fit-markov` and `mmtcp.markov_fit`: COTAG's two-link Markov model fitted to rate traces
-(seed 000 §5.2.3; docs/models/markov-pair.md).
+(Wu et al. §5.2.3; docs/models/markov-pair.md).
 
 Known answers come from two generators of the same model: the simulator's `markov_pair` channel
 (its links' capacity at every step), and a numpy chain with the definitions of §5.1 written out
@@ -204,7 +204,7 @@ def test_known_answer_of_the_seed_chain():
         # A correlation's standard error is about (1 - ρ²)/sqrt(n) < 0.01.
         assert abs(state.correlation - truth["correlation"]) < 0.04, (name, state)
         assert state.fallback is None
-    # The seed's model is the truth here: the counted matrix is close to Fig. 7's.
+    # The paper's model is the truth here: the counted matrix is close to Fig. 7's.
     assert np.abs(fitted.counted - fitted.model).max() < 0.02
     assert fitted.dof == 10
     assert not fitted.warnings, fitted.warnings
@@ -351,9 +351,8 @@ def doc_commands(path: Path) -> list[list[str]]:
     """The `mmtcp fit-markov` commands of the sh blocks of a markdown file."""
     blocks = re.findall(r"```sh\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
     lines = [line.split(" #")[0].strip() for block in blocks for line in block.splitlines()]
-    return [
-        shlex.split(line)[1:] for line in lines if line.startswith(".venv/bin/mmtcp fit-markov")
-    ]
+    prefixes = ("mmtcp fit-markov", ".venv/bin/mmtcp fit-markov")
+    return [shlex.split(line)[1:] for line in lines if line.startswith(prefixes)]
 
 
 @pytest.mark.parametrize("doc", ["docs/models/markov-pair.md", "README.md"])

@@ -1,5 +1,5 @@
 """Multipath TCP from Python: a run's summary lists the subflows and its time series has their
-columns; seed 003's MP-TCP and ACK-path experiments reproduce end to end (quick)."""
+columns; Polese et al. 2017a's MP-TCP and ACK-path experiments reproduce end to end (quick)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 000's reproductions (`wu-cotag-*`): each quick version runs, draws its figures and writes
+"""Wu et al.'s reproductions (`wu-cotag-*`): each quick version runs, draws its figures and writes
 a claims.json with every claim of the experiment, some of them testable in the quick grid."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Figures of drago2019-rtt (seed 001 Figs. 6-9), each statistic the mean over the seeds with
+"""Figures of drago2019-rtt (Drago et al. Figs. 6-9), each statistic the mean over the seeds with
 its 95 % CI, and time plots from one extra run per scheme:
 
 - `timeline_<scheme>.png`: channel rate and application rate (a), congestion window and slow
@@ -9,7 +9,7 @@ its 95 % CI, and time plots from one extra run per scheme:
   35 dB blockage, one figure per wall reflection loss (Fig. 9);
 - `throughput_r<loss>.png`: mean application throughput per scenario and scheme, likewise;
 - `sensitivity.png`: p99 and maximum RTT and throughput against the blockage depth, per scenario
-  and wall reading (the readings the seed leaves open).
+  and wall reading (the readings the paper leaves open).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ SCENARIO = Path(__file__).parent / "scenario.toml"
 SOURCE = "link.air.radio.channel.source.scenario"
 DEPTH = "link.air.radio.channel.source.blockage_db"
 WALLS = "link.air.radio.channel.source.reflection_loss_db"
-CLAIM_DEPTH = 35.0  # the claims' reading: a whole body (seed 001 §I, [13])
+CLAIM_DEPTH = 35.0  # the claims' reading: a whole body (Drago et al. §I, [13])
 OUTAGE_WALLS = 30.0  # the wall reading at which a 35 dB blockage reaches outage
 PROXY = "node.proxy.processors"
 SCHEMES = [
@@ -218,7 +218,7 @@ def sensitivity(points: list[dict[str, Any]], path: Path) -> Path | None:
             if r == 0 and c == 0:
                 axes.legend(fontsize="small")
     label = interval_label(points)
-    wrapped_title(figure, f"Sensitivity to the readings the seed leaves open ({label})")
+    wrapped_title(figure, f"Sensitivity to the readings the paper leaves open ({label})")
     figure.savefig(path, dpi=120)
     return path
 

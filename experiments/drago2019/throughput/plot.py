@@ -1,4 +1,4 @@
-"""Figures of drago2019-throughput (seed 001 Fig. 10): mean application throughput per scheme
+"""Figures of drago2019-throughput (Drago et al. Fig. 10): mean application throughput per scheme
 over the runs of both channel scenarios (as Fig. 10), with its 95 % CI, and per scenario, at the
 claims' reading (35 dB blockage, the longest run) once per wall reflection loss
 (`throughput_r<loss>.png`, `throughput_per_scenario_r<loss>.png`); `throughput.csv` holds every

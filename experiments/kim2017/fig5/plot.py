@@ -1,15 +1,15 @@
 """Figures of kim2017-fig5 (and, through `draw`, kim2017-fig6): the rate and the delivery ratio
 of plain TCP NewReno, PEP (with either timer rule) and mmPEP against the NLOS duration, each
-value the mean over the seeds with its 95 % CI (seed 002 Fig. 5 and 6).
+value the mean over the seeds with its 95 % CI (Kim et al. Fig. 5 and 6).
 
-- `rate.png`: in-order goodput at the mobile's application (seed 002's "rate");
+- `rate.png`: in-order goodput at the mobile's application (Kim et al.'s "rate");
 - `delivery_ratio.png`: segments delivered to the application ÷ segments that reached the
-  mobile's TCP, duplicates included (seed 002's "delivery ratio");
+  mobile's TCP, duplicates included (Kim et al.'s "delivery ratio");
 - `timeline.png` (Fig. 5 only): one extra run per scheme, LOS = NLOS = 1 s with a 3 MB RLC
   buffer, seed 1: the application rate, the proxy's cache and its retransmissions over time —
   why PEP collapses after the first NLOS period and mmPEP does not.
 
-One panel per RLC buffer size (the seed does not state it).
+One panel per RLC buffer size (the paper does not state it).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Figures of kim2017-fig6: Fig. 5's rate and delivery ratio plots (`../fig5/plot.py`) for LOS
-periods of 100 s and NLOS periods of 1 to 20 s (seed 002 Fig. 6)."""
+periods of 100 s and NLOS periods of 1 to 20 s (Kim et al. Fig. 6)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Figure of polese2017-ackpath: TCP throughput with the ACKs on mmWave or on LTE, per RLC buffer
-and UE speed (seed 003 Fig. 11), one panel per reading of the obstacles' size (2-8 m, the
+and UE speed (Polese et al. 2017a Fig. 11), one panel per reading of the obstacles' size (2-8 m, the
 scenario's, then each reading of experiment.toml), each bar the mean over the seeds with its 95 %
 CI (min..max with 2 seeds), clipped at 0."""
 

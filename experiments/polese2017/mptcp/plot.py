@@ -2,7 +2,8 @@
 2 seeds), clipped at 0:
 
 - `throughput.png`: the MP-TCP flow's goodput against the distance per secondary link and
-  controller, single-path CUBIC on 28 GHz dotted (seed 003 Fig. 5, seed 004 Fig. 3);
+  controller, single-path CUBIC on 28 GHz dotted (Polese et al. 2017a Fig. 5, Polese et al.
+  2017b Fig. 3);
 - `subflows.png`: each subflow's goodput with CUBIC, per distance and secondary link (Fig. 6);
 - `download.png`: download time against the file size, one panel per distance (Figs. 7 and 9);
 - `trace.png`: the two subflows' goodput over time of one upload at 50 m with LTE beside

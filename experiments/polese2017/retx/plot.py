@@ -1,11 +1,13 @@
 """Figures of polese2017-retx: throughput, latency and download time of TCP CUBIC over 28 GHz
 for three link-layer configurations, each value the mean over the seeds with its 95 % CI.
 
-- `throughput.png`: goodput per distance (seed 003 Fig. 1, seed 004 Fig. 2a bars);
-- `latency.png`: mean RTT per distance, and RTT against goodput (seed 003 Fig. 3);
-- `download.png`: download time against file size, one panel per distance (seed 003 Fig. 4,
-  seed 004 Fig. 2b);
-- `trace.png`: throughput over time of one run per configuration at 150 m (seed 003 Fig. 2);
+- `throughput.png`: goodput per distance (Polese et al. 2017a Fig. 1, Polese et al. 2017b
+  Fig. 2a bars);
+- `latency.png`: mean RTT per distance, and RTT against goodput (Polese et al. 2017a Fig. 3);
+- `download.png`: download time against file size, one panel per distance (Polese et al. 2017a
+  Fig. 4, Polese et al. 2017b Fig. 2b);
+- `trace.png`: throughput over time of one run per configuration at 150 m (Polese et al. 2017a
+  Fig. 2);
 - `readings.png`: goodput per distance under each reading of the unstated values (README,
   "Readings");
 - `am_gain.png` and `am_gain.csv`: what HARQ + RLC AM adds over HARQ + RLC UM and over no HARQ
@@ -128,10 +130,11 @@ def _bar_axes(axes, points, metric, scale, ylabel) -> None:
     axes.legend()
 
 
-# Single-path CUBIC over 28 GHz as stated in the seeds' MP-TCP sections (the reference of seed 003
-# Fig. 5 / seed 004 Fig. 3, with the module's default HARQ + RLC AM): at 50 m MP-TCP gains
-# 800 Mbit/s = 28 % (seed 003 §IV), so 800 / 0.28 = 2857 Mbit/s; at 150 m it gains "more than
-# 450 Mbit/s (about 100 percent)" (seed 004), so about 450 Mbit/s.
+# Single-path CUBIC over 28 GHz as stated in the papers' MP-TCP sections (the reference of
+# Polese et al. 2017a Fig. 5 / Polese et al. 2017b Fig. 3, with the module's default HARQ + RLC
+# AM): at 50 m MP-TCP gains 800 Mbit/s = 28 % (Polese et al. 2017a §IV), so 800 / 0.28 = 2857
+# Mbit/s; at 150 m it gains "more than 450 Mbit/s (about 100 percent)" (Polese et al. 2017b), so
+# about 450 Mbit/s.
 STATED_SP_TCP_MBPS = {"50 m": 800 / 0.28, "150 m": 450.0}
 
 
@@ -144,7 +147,9 @@ def _bars(points, metric, scale, ylabel, seeds, out_dir) -> Path:
     labelled = False
     for g, group in enumerate(groups):
         if group in STATED_SP_TCP_MBPS:
-            label = None if labelled else "SP-TCP CUBIC (seed 003 §IV, seed 004)"
+            label = (
+                None if labelled else "SP-TCP CUBIC (Polese et al. 2017a §IV, Polese et al. 2017b)"
+            )
             paper_marker(axes, g + width, STATED_SP_TCP_MBPS[group], label)
             labelled = True
     axes.legend()
@@ -298,7 +303,7 @@ def _am_gain(bulk, downloads, runs: Path, out_dir: Path) -> list[Path]:
         capsize=3,
         color=COLOURS[("true", "am")],
     )
-    # Seed 003 §III: RLC AM adds "100 Mbit/s at d = 75 m and 50 Mbit/s at d = 100 m"; at
+    # Polese et al. 2017a §III: RLC AM adds "100 Mbit/s at d = 75 m and 50 Mbit/s at d = 100 m"; at
     # d = 150 m it "does not improve the performance of RLC UM".
     stated = {"75 m": 100.0, "100 m": 50.0, "150 m": 0.0}
     labelled = False
@@ -335,9 +340,9 @@ def _am_gain(bulk, downloads, runs: Path, out_dir: Path) -> list[Path]:
     return [path, csv_path]
 
 
-# Seed 003 Fig. 2 is one simulation per configuration at 150 m. Seed 3 draws NLOS there (as
-# ns-3 does 89 % of the time at 150 m: p_LOS = 0.107, p_out = 0), with a shadowing that leaves
-# the link above the lowest MCS; seed 1's draw is below it and carries nothing.
+# Polese et al. 2017a Fig. 2 is one simulation per configuration at 150 m. Seed 3 draws NLOS
+# there (as ns-3 does 89 % of the time at 150 m: p_LOS = 0.107, p_out = 0), with a shadowing that
+# leaves the link above the lowest MCS; seed 1's draw is below it and carries nothing.
 TRACE_SEED = 3
 TRACE_BIN_S = 0.1
 
@@ -371,7 +376,7 @@ def _trace(out_dir: Path) -> Path:
     wrapped_title(
         figure,
         f"TCP CUBIC at 150 m, seed {TRACE_SEED}, {TRACE_BIN_S * 1000:g} ms bins "
-        "(seed 003 Fig. 2 plots the PDCP throughput of one simulation)",
+        "(Polese et al. 2017a Fig. 2 plots the PDCP throughput of one simulation)",
     )
     path = out_dir / "trace.png"
     figure.savefig(path, dpi=120)

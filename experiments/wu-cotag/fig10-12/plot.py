@@ -1,4 +1,4 @@
-"""Figures of wu-cotag-fig10-12 (seed 000 Figs. 10-12): throughput of ten CUBIC flows during the
+"""Figures of wu-cotag-fig10-12 (Wu et al. Figs. 10-12): throughput of ten CUBIC flows during the
 2 s window against the server-gateway latency (mean over the seeds with its 95 % CI).
 
 - `single-link.png` (Figs. 10 and 11): one access point, the ideal link at PER 0 and the actual

@@ -1,7 +1,7 @@
-"""Figure of wu-cotag-fig13 (seed 000 Fig. 13), `deployment.png`: per (PER, latency) pair a bar
+"""Figure of wu-cotag-fig13 (Wu et al. Fig. 13), `deployment.png`: per (PER, latency) pair a bar
 per scheme — sprayed CUBIC, COTAG, MP-TCP and MuSher at the server and at the gateway — the
 burst's throughput (mean over the seeds with its 95 % CI) and a thin line from the 5th to the
-95th percentile of its 10 ms throughputs (the seed's spread, averaged over the seeds)."""
+95th percentile of its 10 ms throughputs (the paper's spread, averaged over the seeds)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Figure of wu-cotag-fig14 (seed 000 Fig. 14), `channels.png`: one panel per channel (the
+"""Figure of wu-cotag-fig14 (Wu et al. Fig. 14), `channels.png`: one panel per channel (the
 stand-in traces, the Markov model fitted to them); per (PER, latency) pair a bar per scheme, the
 burst's throughput (mean over the seeds with its 95 % CI), and a thin line from the 5th to the
-95th percentile of its 10 ms throughputs (the seed's spread, averaged over the seeds)."""
+95th percentile of its 10 ms throughputs (the paper's spread, averaged over the seeds)."""
 
 from __future__ import annotations
 

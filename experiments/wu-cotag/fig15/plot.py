@@ -1,7 +1,7 @@
-"""Figures of wu-cotag-fig15 (seed 000 Fig. 15 a-c): one figure per reading of the flows' burst
+"""Figures of wu-cotag-fig15 (Wu et al. Fig. 15 a-c): one figure per reading of the flows' burst
 rate and of p (`burst-<rate>-p<p>.png`), one panel per link correlation; per (PER, latency) pair
 a bar per scheme, the burst's short-term throughput (its mean over the seeds with the 95 % CI),
-and a thin line from the 5th to the 95th percentile of the 10 ms throughputs (the seed's spread,
+and a thin line from the 5th to the 95th percentile of the 10 ms throughputs (the paper's spread,
 averaged over the seeds). The dashed line is the links' mean total rate (2 x 6.5 Gbit/s)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Figures of wu-cotag-fig16 (seed 000 Fig. 16): one figure per reading of the flows' rate and
+"""Figures of wu-cotag-fig16 (Wu et al. Fig. 16): one figure per reading of the flows' rate and
 of p (`time-to-5gb-<rate>-p<p>.png`); per (PER, latency)
 pair a bar per scheme, the time from the flows' start until the 5 Gb burst was delivered (the
 mean over the seeds with its 95 % CI; a scheme that did not finish within the run has no bar)."""

@@ -1,4 +1,4 @@
-"""Figures of wu-cotag-fig17 (seed 000 Fig. 17): one figure per reading of the flows' burst rate
+"""Figures of wu-cotag-fig17 (Wu et al. Fig. 17): one figure per reading of the flows' burst rate
 and of p (`latency-<rate>-p<p>.png`): the burst's short-term throughput against the server-gateway
 latency, one line per scheme and PER (the mean over the seeds with its 95 % CI)."""
 
