@@ -189,7 +189,7 @@ fn bench_engine(py: Python<'_>, events: u64) -> PyResult<Bound<'_, PyDict>> {
     Ok(result)
 }
 
-/// Seed 001's synthetic 802.11ad beam-pair trace as CSV; `config` is the TOML of the synthetic
+/// Drago et al.'s synthetic 802.11ad beam-pair trace as CSV; `config` is the TOML of the synthetic
 /// source's keys (`scenario = "b"`, ...).
 #[pyfunction]
 #[pyo3(signature = (config, *, name=None))]
@@ -198,7 +198,7 @@ fn ieee80211ad_trace(py: Python<'_>, config: String, name: Option<String>) -> Py
     py.detach(|| catch_panic(|| api::ieee80211ad_trace(&config, &name).map_err(scenario_error)))
 }
 
-/// The stand-in for seed 000's measured 802.11ad links: `config` is the TOML of the generator's
+/// The stand-in for Wu et al.'s measured 802.11ad links: `config` is the TOML of the generator's
 /// keys. Returns `{"ap1": csv, "ap2": csv, "mean_bps": (ap1, ap2), "correlation": float,
 /// "scale": float | None}`.
 #[pyfunction]

@@ -124,7 +124,7 @@ pub fn bench_engine(events: u64) -> EngineBench {
     }
 }
 
-/// Seed 001's synthetic 802.11ad received-power trace (one period of the blocker's walk) as CSV
+/// Drago et al.'s synthetic 802.11ad received-power trace (one period of the blocker's walk) as CSV
 /// `time,tx_deg,rx_deg,power_dbm`, the format `{ kind = "ieee80211ad", source = { kind =
 /// "trace" } }` reads. `config_toml` holds the keys of the synthetic source (`scenario = "a"` or
 /// `"b"`, and any of its other keys); `name` stands for it in error messages.
@@ -137,7 +137,7 @@ pub fn ieee80211ad_trace(config_toml: &str, name: &str) -> Result<String, InputE
     Ok(SyntheticChannel::new(&config, &ctx)?.to_csv())
 }
 
-/// The stand-in for seed 000's measured 802.11ad links (docs/models/ieee80211ad.md): the rate
+/// The stand-in for Wu et al.'s measured 802.11ad links (docs/models/ieee80211ad.md): the rate
 /// traces of two APs serving a user who walks between them. `config_toml` holds any of the
 /// generator's keys (`duration = "60s"`, `mean_total_rate = "none"`, ...); `name` stands for it
 /// in error messages.

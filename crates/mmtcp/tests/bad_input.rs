@@ -147,7 +147,7 @@ fn radio(extra_link_keys: &str, radio: &str) -> String {
     BASE.replace("rate = \"1Gbps\"", &format!("kind = \"radio\"\n{extra_link_keys}\n[link.radio]\n{radio}"))
 }
 
-/// A synthetic 802.11ad channel (seed 001 scenario B) with `keys` added to its source table.
+/// A synthetic 802.11ad channel (Drago et al. scenario B) with `keys` added to its source table.
 fn ad_synthetic(keys: &str) -> String {
     format!("bandwidth = \"500MHz\"\namc = {{ table = \"ieee80211ad_sc\" }}\nchannel = {{ kind = \"ieee80211ad\", source = {{ kind = \"synthetic\", scenario = \"b\", {keys} }} }}")
 }

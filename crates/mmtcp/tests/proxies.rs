@@ -8,7 +8,7 @@
 //! - PEP/mmPEP Ack management: the mobile's ACKs never reach the server — every ACK it gets left
 //!   the base station, one per early ACK — so its RTT samples are the server–bs round trip even
 //!   across the outage.
-//! - mmPEP's batch: N = 14 with the seed's α, β, σ, ε (19 with σ = 0.3), and the batch counters
+//! - mmPEP's batch: N = 14 with the paper's α, β, σ, ε (19 with σ = 0.3), and the batch counters
 //!   agree with each other.
 //! - PEP's timer rules: `"go_back_n"` resends many segments per expiry where `"first"` resends
 //!   one, and finishes a transfer whose tail the radio lost in less than half the time.
@@ -69,7 +69,7 @@ fn row_at(time: &[f64], t: f64) -> usize {
 }
 
 // ------------------------------------------------------------------------------------------------
-// PEP and mmPEP on seed 002's cell
+// PEP and mmPEP on Kim et al.'s cell
 
 /// server —(10 Gbit/s, 10 ms)— bs —(radio stack, 200 MHz, 125 µs slots, `radio`: the keys of
 /// `[link.radio]` after those)— ue; one NewReno flow with `app`. `processors` is bs's list.
@@ -112,7 +112,7 @@ app = {app}
     )
 }
 
-/// Seed 002's cell (`experiments/kim2017/fig5`) at 200 MHz: LOS at 20 dB for 1 s, then an
+/// Kim et al.'s cell (`experiments/kim2017/fig5`) at 200 MHz: LOS at 20 dB for 1 s, then an
 /// outage of 2 s; HARQ with β = 10 slots, RLC AM with a 1 MB buffer; a 12 MB transfer capped at
 /// 100 Mbit/s, which needs the second LOS period.
 fn cell(processors: &str) -> String {
@@ -281,7 +281,7 @@ fn the_mobiles_acks_never_reach_the_server() {
     assert!(rtos >= 1, "plain TCP timed out {rtos} times");
 }
 
-/// Seed 002's cell with an unreliable radio: RLC UM without HARQ at a LOS SINR where about a
+/// Kim et al.'s cell with an unreliable radio: RLC UM without HARQ at a LOS SINR where about a
 /// tenth of the transport blocks fail, so TCP segments are lost and the UE sends duplicate
 /// ACKs; outages of 300 ms every second. A 12 MB transfer at 100 Mbit/s through mmPEP with a
 /// 1 MB cache (within the RLC buffer) and the extra keys `mmpep`.
@@ -324,7 +324,7 @@ fn mmpep_batches_are_n_segments_from_the_seed_parameters() {
 // ------------------------------------------------------------------------------------------------
 // BDP proxy
 
-/// Seed 001's topology: server —(10 Gbit/s, 1 ms)— proxy —(10 Gbit/s, 10 ms)— bs —(radio stack,
+/// Drago et al.'s topology: server —(10 Gbit/s, 1 ms)— proxy —(10 Gbit/s, 10 ms)— bs —(radio stack,
 /// 100 MHz, `channel`)— ue, the proxy on `proxy` with `bdp` keys `keys`; a CUBIC flow `app`.
 /// Rows every 0.5 ms.
 fn seed001(keys: &str, channel: &str, app: &str, duration: &str) -> String {

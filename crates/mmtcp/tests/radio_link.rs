@@ -195,7 +195,7 @@ report = { mode = "periodic", period = "100ms" }"#,
     }
 }
 
-/// Two links driven by one Markov pair (seed 000 §5.1): with q = 1 link 2 always takes link 1's
+/// Two links driven by one Markov pair (Wu et al. §5.1): with q = 1 link 2 always takes link 1's
 /// level, with q = 0 always the other one; the rates are Gaussian around 3 and 10 Gbit/s.
 #[test]
 fn a_markov_pair_drives_two_links_jointly() {
@@ -261,7 +261,7 @@ fn column(out: &Ran, name: &str) -> Vec<f64> {
     out.columns.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no column {name}")).values.clone()
 }
 
-/// Seed 001 scenario B over the 802.11ad SC table at 500 MHz: the top MCS (12, 1.5 Gbit/s) while
+/// Drago et al. scenario B over the 802.11ad SC table at 500 MHz: the top MCS (12, 1.5 Gbit/s) while
 /// the blocker is away, a drop of two or more MCS indices while it crosses the LOS path.
 #[test]
 fn ieee80211ad_scenario_b_drops_the_mcs_while_the_blocker_crosses() {
@@ -281,7 +281,7 @@ channel = { kind = "ieee80211ad", source = { kind = "synthetic", scenario = "b" 
     assert_eq!(capacity.iter().cloned().fold(f64::MIN, f64::max), 1.5e9, "MCS 12 × 500 MHz");
 }
 
-/// The LTE companion link of seed 003 (UMa, 2.1 GHz, 20 MHz, single antennas, LTE CQI table):
+/// The LTE companion link of Polese et al. 2017a (UMa, 2.1 GHz, 20 MHz, single antennas, LTE CQI table):
 /// tens of Mbit/s at most, and far steadier than mmWave.
 #[test]
 fn an_lte_link_carries_tens_of_megabits() {
@@ -299,7 +299,7 @@ channel = { kind = "cellular", propagation = "uma", frequency = "2.1GHz", tx_pow
     assert!(goodput > 0.5 * capacity && goodput < capacity, "goodput {goodput} vs {capacity}");
 }
 
-/// Seed 003 §V: a UE walking at 5 m/s past 10 random obstacles: the SINR jumps between LOS and
+/// Polese et al. 2017a §V: a UE walking at 5 m/s past 10 random obstacles: the SINR jumps between LOS and
 /// NLOS levels as the obstacles cut the path, and the layout changes with the seed.
 #[test]
 fn a_moving_ue_among_obstacles_switches_between_los_and_nlos() {
@@ -454,7 +454,7 @@ fn tdd_gives_the_downlink_its_share_of_the_slots() {
     assert!((cap_dddu / cap_all - 0.75).abs() < 1e-6, "{cap_dddu} vs {cap_all}");
 }
 
-/// Seed 001 scenario B with the blocker walking at 1 m/s (a 2.8 s period), a blockage of
+/// Drago et al. scenario B with the blocker walking at 1 m/s (a 2.8 s period), a blockage of
 /// `blockage_db` and walls reflecting with a loss of `reflection_loss_db`.
 fn blocked_80211ad(blockage_db: f64, reflection_loss_db: f64) -> Ran {
     let radio = format!(
@@ -471,7 +471,7 @@ channel = {{ kind = "ieee80211ad", source = {{ kind = "synthetic", scenario = "b
     run_toml(&text)
 }
 
-/// Seed 001 §I: a human body costs 15 (hand) to 35 dB (whole body). With weak reflections
+/// Drago et al. §I: a human body costs 15 (hand) to 35 dB (whole body). With weak reflections
 /// (30 dB walls) a 35 dB blockage takes the best pair below the lowest MCS: the link is in outage
 /// and nothing crosses it; a 15 dB blockage of the same link keeps an MCS throughout.
 #[test]

@@ -100,7 +100,7 @@ fn radio(channel: &str, profile: &str) -> String {
     two_hops("20s", "100ms", FAST_CORE, &last_hop, &transport)
 }
 
-/// The baseline of seeds 001 and 002: blockage makes TCP lose more than the capacity lost. How
+/// The baseline of Drago et al. and Kim et al.: blockage makes TCP lose more than the capacity lost. How
 /// much depends on CUBIC after a timeout: RFC 9438 climbs back along C·t³ from K = 0 and keeps
 /// well under half the mean capacity; Linux (and ns-3) grow at least 5 % per RTT while W_max is
 /// unknown and lose about a fifth.

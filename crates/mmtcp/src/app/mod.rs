@@ -1,13 +1,13 @@
 //! Applications: what a flow's sender writes into its socket, and when.
 //!
 //! - `bulk`: writes whenever the send buffer has room (iperf), optionally capped at a rate
-//!   (seed 002's server sends at most 100 Mbit/s) and optionally stopping after `size` bytes.
+//!   (Kim et al.'s server sends at most 100 Mbit/s) and optionally stopping after `size` bytes.
 //! - `download`: the receiver connects and the sender writes `size` bytes as fast as the socket
 //!   takes them (wget); the flow's completion time runs from the receiver's SYN to the last byte
 //!   delivered.
 //! - `onoff`: bursts at `rate` during `on` periods separated by silent `off` periods, with fixed
-//!   or exponentially distributed durations (AR/VR-like traffic, seed 000's bursts).
-//! - `relay`: a splice proxy at a gateway (seed 000 §5.2.3 runs MP-TCP "at the gateway"): it
+//!   or exponentially distributed durations (AR/VR-like traffic, Wu et al.'s bursts).
+//! - `relay`: a splice proxy at a gateway (Wu et al. §5.2.3 runs MP-TCP "at the gateway"): it
 //!   reads what another flow delivers in order into a buffer of `buffer` bytes and writes from
 //!   that buffer into its own flow whenever the send buffer has room. The world feeds it
 //!   ([`App::relay_read`]) and bounds what the upstream receiver delivers by

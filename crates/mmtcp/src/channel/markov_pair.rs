@@ -1,4 +1,4 @@
-//! COTAG's four-state Markov model of two correlated mmWave links (seed 000, Ahmad/COTAG §5.1,
+//! COTAG's four-state Markov model of two correlated mmWave links (Wu et al., Ahmad/COTAG §5.1,
 //! Figs. 6–7, §5.2.3 and §5.3.1).
 //!
 //! Each link's rate is quantised into two levels, High and Low; the pair is in one of four states
@@ -14,11 +14,11 @@
 //!
 //! Link 1's level is a symmetric two-state chain, so in steady state each level has probability
 //! ½; with H = +1 and L = −1, E[X₁X₂] = q − (1 − q), hence the correlation of the two levels is
-//! 2q − 1 (the seed's link correlations −0.34 / 0 / +0.34 are q = 0.33 / 0.5 / 0.67). Link 2's
+//! 2q − 1 (the paper's link correlations −0.34 / 0 / +0.34 are q = 0.33 / 0.5 / 0.67). Link 2's
 //! level is also a Markov chain: it equals link 1's with probability q at every step.
 //!
 //! Within a state, the rates are Gaussian (§5.3.1): Low mean 3 Gbit/s, High mean 10 Gbit/s, with
-//! spreads 0.3 and 1 Gbit/s (the seed says "variances"; read as standard deviations, since a
+//! spreads 0.3 and 1 Gbit/s (the paper says "variances"; read as standard deviations, since a
 //! variance in Gbit/s is not a rate), drawn afresh every step, clamped at 0 and rounded to whole
 //! bit/s. `rate_correlation` ρ correlates the two links' draws within a step:
 //! z₂ = ρ·z₁ + √(1−ρ²)·z′. p is not stated by the seed: a parameter (default 0.1, a mean sojourn
@@ -27,7 +27,7 @@
 //! The measurement-fitted variant (§5.2.3) has a joint Gaussian per *state* — each link's mean
 //! and standard deviation and the two rates' correlation in HH, HL, LH and LL — which `states`
 //! gives in place of the per-level keys; `mmtcp fit-markov` estimates it from two rate traces.
-//! Ours, not the seed's: `transitions`, a full 4×4 transition matrix in place of p and q, for
+//! Ours, not the paper's: `transitions`, a full 4×4 transition matrix in place of p and q, for
 //! traces the symmetric (p, q) chain fits badly (link 2 then keeps a memory of its own level).
 //! Draws per step, in order: the transition (two Bernoulli draws for p and q, each skipped when
 //! its probability is 0 or 1; one uniform draw for `transitions`), then two normal deviates.
@@ -328,13 +328,13 @@ pub struct PairStep {
 /// How the state moves at each step.
 #[derive(Clone, Debug)]
 enum Transitions {
-    /// The seed's chain (§5.1): link 1 flips with p, link 2 takes link 1's level with q.
+    /// The paper's chain (§5.1): link 1 flips with p, link 2 takes link 1's level with q.
     Seed { p: f64, q: f64 },
     /// A full transition matrix, rows and columns in [`STATE_NAMES`] order.
     Matrix([[f64; 4]; 4]),
 }
 
-/// Fig. 7 of seed 000: P(from → to) over the states HH, HL, LH, LL.
+/// Fig. 7 of Wu et al.: P(from → to) over the states HH, HL, LH, LL.
 fn fig7(p: f64, q: f64) -> [[f64; 4]; 4] {
     let from_high = [(1.0 - p) * q, (1.0 - p) * (1.0 - q), p * (1.0 - q), p * q];
     let from_low = [p * q, p * (1.0 - q), (1.0 - p) * (1.0 - q), (1.0 - p) * q];
@@ -516,7 +516,7 @@ mod tests {
         }
     }
 
-    /// Fig. 7 of seed 000: P(from → to) over the states HH, HL, LH, LL.
+    /// Fig. 7 of Wu et al.: P(from → to) over the states HH, HL, LH, LL.
     fn fig7(p: f64, q: f64) -> [[f64; 4]; 4] {
         let from_high = [(1.0 - p) * q, (1.0 - p) * (1.0 - q), p * (1.0 - q), p * q];
         let from_low = [p * q, p * (1.0 - q), (1.0 - p) * (1.0 - q), (1.0 - p) * q];

@@ -12,10 +12,10 @@
 //! chain with rates 1/T_los and 1/T_nlos, time-average rate
 //! (T_los·R_los + T_nlos·R_nlos) / (T_los + T_nlos)).
 //!
-//! Serves seed 002 (Kim, Ko, Kim, mmPEP): a mobile alternating between LOS and NLOS where NLOS
+//! Serves Kim et al. (Kim, Ko, Kim, mmPEP): a mobile alternating between LOS and NLOS where NLOS
 //! delivers nothing, with LOS = NLOS durations of 0.5–3 s (Fig. 5) and LOS 100 s against NLOS
-//! 1–20 s (Fig. 6); and the abrupt LOS→NLOS transitions of seed 001 (Drago et al.) reduced to two
-//! rates. Seed 002 does not say how durations are distributed; "fixed" is the default.
+//! 1–20 s (Fig. 6); and the abrupt LOS→NLOS transitions of Drago et al. reduced to two
+//! rates. Kim et al. do not say how durations are distributed; "fixed" is the default.
 
 use super::{ChannelProcess, ChannelStep};
 use crate::error::InputContext;

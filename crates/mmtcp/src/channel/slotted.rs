@@ -6,7 +6,7 @@
 //! ```
 //!
 //! The time-average rate is (1 − p)·R_los + p·R_nlos. The process is the memoryless special case of
-//! the slot-wise Markov switching of seed 000 (COTAG: link rates redrawn every 100 ms); the
+//! the slot-wise Markov switching of Wu et al. (COTAG: link rates redrawn every 100 ms); the
 //! canonical benchmark scenario uses T = 100 ms, R_nlos = R_los / 10, p = 0.5.
 //!
 //! Only changes of rate are events. Instead of drawing every slot, the process draws the length

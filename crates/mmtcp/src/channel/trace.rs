@@ -29,7 +29,7 @@
 //! row's. Defaults: format `mahimahi` for files ending in `.mahimahi`, `.up` or `.down` (mahimahi's
 //! own naming), else `csv`; repeat `true` for mahimahi (as `mm-link`), `false` for csv.
 //!
-//! Serves seed 001 (Drago et al.), whose 60 GHz link replays rates derived from measured traces,
+//! Serves Drago et al., whose 60 GHz link replays rates derived from measured traces,
 //! and replays of recorded mmWave or cellular links in general.
 
 use super::{ChannelProcess, ChannelStep};

@@ -1,7 +1,7 @@
 //! Random linear network coding over GF(2⁸): encoding, recoding at relays, and decoding with
-//! exact rank — the coding of COTAG (seed 000, §4: gateway, two access points, device).
+//! exact rank — the coding of COTAG (Wu et al., §4: gateway, two access points, device).
 //!
-//! Model (Li, Yeung, Cai, "Linear network coding", IEEE Trans. IT 49(2), 2003 — the seed's
+//! Model (Li, Yeung, Cai, "Linear network coding", IEEE Trans. IT 49(2), 2003 — the paper's
 //! ref. [32]; Ho et al., "A random linear network coding approach to multicast", IEEE Trans. IT
 //! 52(10), 2006; Chou, Wu, Jain, "Practical network coding", Allerton 2003, for generations and
 //! coefficient headers):

@@ -1,5 +1,5 @@
-//! A burst's metrics (seed 000 §5.2–5.3): what a set of flows delivered together during a window
-//! of the run — the short-term throughput the seed plots with its 5th–95th percentile spread
+//! A burst's metrics (Wu et al. §5.2–5.3): what a set of flows delivered together during a window
+//! of the run — the short-term throughput the paper plots with its 5th–95th percentile spread
 //! (Figs. 13–15, 17), and the time the flows took to deliver a given amount from the window's
 //! start (Fig. 16, "the latency of transmitting 5 Gb").
 //!

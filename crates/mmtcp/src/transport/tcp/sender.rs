@@ -384,7 +384,7 @@ impl TcpSender {
 
     /// Pins the congestion window to `cwnd` bytes (`None` hands it back to the congestion
     /// controller) and sends what the new window allows. Loss detection, retransmission and the
-    /// RTO stay with the sender; only the amount in flight follows the pin (seed 001 §III-A: the
+    /// RTO stay with the sender; only the amount in flight follows the pin (Drago et al. §III-A: the
     /// proxy "only modifies the value of the congestion window"). A pin of 0 stops new
     /// transmissions (the proactive policy during an outage).
     pub fn pin_cwnd(&mut self, ctx: &mut TcpCtx, cwnd: Option<u64>) {
