@@ -12,9 +12,9 @@
 //! payload, at most `cache`), and `A`, the end of the contiguous data from `una` on that it
 //! holds. Every byte below `A` is either acknowledged by the mobile or in the cache, so an early
 //! ACK never acknowledges data the proxy could not deliver itself. Cached data above a hole in
-//! the server's stream is reported in SACK blocks (RFC 2018), lowest blocks first (the RFC puts
-//! the most recent first; our sender ignores the order), so the server's own loss recovery
-//! works on the wired side.
+//! the server's stream is reported in SACK blocks (RFC 2018 §4: the range of the segment that
+//! triggered the ACK first, then those of the other recently received segments), so the
+//! server's own loss recovery works on the wired side and hears of every range as it arrives.
 //!
 //! The parts, each in its own file, bottom up:
 //!
