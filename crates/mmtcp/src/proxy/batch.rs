@@ -1,4 +1,4 @@
-//! The size of mmPEP's batch retransmission (seed 002 §III-B, Eq. 1).
+//! The size of mmPEP's batch retransmission (Kim et al. §III-B, Eq. 1).
 //!
 //! ```text
 //!   N = α·β·(1 + γ)                                                        (1)
@@ -10,14 +10,14 @@
 //! α·β packets on average), σ the standard deviation of the number of packets arriving in β
 //! slots, and 1 − ε the confidence that the batch covers the loss. The left side of the
 //! condition is the normal CDF Φ(αω/σ), so γ = σ·z₁₋ε/α in closed form (z the standard normal
-//! quantile); the code evaluates the seed's infimum as written, by bisection on `libm::erf`, so
-//! the value is the same on every platform. With the seed's numbers (α = 1.12, β = 10, σ = 0.1,
+//! quantile); the code evaluates the paper's infimum as written, by bisection on `libm::erf`, so
+//! the value is the same on every platform. With the paper's numbers (α = 1.12, β = 10, σ = 0.1,
 //! 1 − ε = 0.99): γ = 0.1·2.3263/1.12 = 0.2077 (the seed rounds to 0.2) and
-//! N = 11.2·1.2077 = 13.53, rounded up to 14 segments (the seed does not say how to round;
-//! rounding up keeps the batch at least as large as the expected loss, and the seed's own γ = 0.2
+//! N = 11.2·1.2077 = 13.53, rounded up to 14 segments (the paper does not say how to round;
+//! rounding up keeps the batch at least as large as the expected loss, and the paper's own γ = 0.2
 //! also gives 13.44 → 14).
 
-/// γ of seed 002 §III-B for `alpha` packets/slot, `beta` slots, standard deviation `sigma`
+/// γ of Kim et al. §III-B for `alpha` packets/slot, `beta` slots, standard deviation `sigma`
 /// (packets) and error `epsilon` (0 < ε < ½, so γ > 0).
 pub fn gamma(alpha: f64, beta: f64, sigma: f64, epsilon: f64) -> f64 {
     debug_assert!(alpha > 0.0 && beta > 0.0 && sigma > 0.0 && epsilon > 0.0 && epsilon < 0.5);
@@ -72,7 +72,7 @@ mod tests {
         let n = batch_size(1.12, 10.0, gamma(1.12, 10.0, 0.1, 0.01));
         assert_eq!(n, 14.0);
         assert!((13.0..=14.0).contains(&n));
-        // The seed's rounded γ = 0.2 gives the same batch.
+        // The paper's rounded γ = 0.2 gives the same batch.
         assert_eq!(batch_size(1.12, 10.0, 0.2), 14.0);
         assert_eq!(batch_size(1.0, 10.0, 0.0), 10.0, "an exact product is not rounded up");
     }

@@ -19,19 +19,19 @@ use serde_json::{Map, Value};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ProcessorConfig {
-    /// RFC 3135 early-ACK proxy that repairs one segment per duplicate ACK (seed 002's baseline).
+    /// RFC 3135 early-ACK proxy that repairs one segment per duplicate ACK (Kim et al.'s baseline).
     Pep(PepConfig),
-    /// Seed 002's mmPEP: early ACKs, flow control by the free cache, batch retransmission.
+    /// Kim et al.'s mmPEP: early ACKs, flow control by the free cache, batch retransmission.
     Mmpep(MmPepConfig),
-    /// Seed 001's cross-layer proxy pinning the sender's window to the bandwidth-delay product.
+    /// Drago et al.'s cross-layer proxy pinning the sender's window to the bandwidth-delay product.
     Bdp(BdpConfig),
-    /// COTAG's gateway (seed 000 Algorithm 1): cohorts, coding, taking.
+    /// COTAG's gateway (Wu et al. Algorithm 1): cohorts, coding, taking.
     CotagGateway(CotagGatewayConfig),
-    /// COTAG at an access point (seed 000 Algorithm 2): holding, forwarding, recoding, giving.
+    /// COTAG at an access point (Wu et al. Algorithm 2): holding, forwarding, recoding, giving.
     CotagAp(CotagApConfig),
-    /// COTAG at the dual-connected device (seed 000 Algorithm 3): decoding.
+    /// COTAG at the dual-connected device (Wu et al. Algorithm 3): decoding.
     CotagDevice(CotagDeviceConfig),
-    /// A gateway spraying a device's flows over several links (seed 000's TCP baseline).
+    /// A gateway spraying a device's flows over several links (Wu et al.'s TCP baseline).
     Spray(SprayConfig),
 }
 

@@ -1,4 +1,4 @@
-//! mmPEP (seed 002 §III): Ack management plus batch retransmission.
+//! mmPEP (Kim et al. §III): Ack management plus batch retransmission.
 //!
 //! Ack management, flow control and the retransmission timer are the shared ones of
 //! [`super::early_ack`] (§III-A). Batch retransmission (§III-B, Fig. 3):
@@ -9,7 +9,7 @@
 //!   ACK and of earlier ones: our receiver never reneges) and bytes the proxy does not hold. They
 //!   go ahead of what waits in the RLC buffer ("The priority of any batch retransmission is
 //!   higher than that of any initial transmissions"), in their order.
-//! - **Re-batching.** The seed does not say what further duplicate ACKs of the same hole do; each
+//! - **Re-batching.** The paper does not say what further duplicate ACKs of the same hole do; each
 //!   one would otherwise send another N segments. A hole is batched again only once the batch
 //!   could have been answered: a new cumulative ACK is a new hole and is batched at once, but
 //!   duplicates of a hole batched less than one round trip ago (SRTT of the proxy→mobile path, or
@@ -21,7 +21,7 @@
 //!   backing off. "Holds" is [`ProcCtx::held_packets`] of the link's downlink: queued, in flight
 //!   or awaiting an RLC acknowledgement.
 //!
-//! The seed's parameters are the defaults: α = 1.12 packets/slot (100 Mbps of 1400-byte packets
+//! The paper's parameters are the defaults: α = 1.12 packets/slot (100 Mbps of 1400-byte packets
 //! in 125 µs slots), β = 10 slots (HARQ feedback delay), σ = 0.1, 1 − ε = 0.99, hence γ = 0.2077
 //! and N = 14. γ is derived, never typed in.
 
@@ -46,7 +46,7 @@ const MAX_BATCH: f64 = 100_000.0;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MmPepConfig {
-    /// Payload the proxy may cache per flow (default 6 MB, seed 002's receive window).
+    /// Payload the proxy may cache per flow (default 6 MB, Kim et al.'s receive window).
     pub cache: Bytes,
     /// Least growth of the window's right edge announced to a stalled server (default 2896 B).
     pub window_update: Bytes,

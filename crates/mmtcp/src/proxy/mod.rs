@@ -28,8 +28,8 @@
 //! their link reports ([`PacketProcessor::on_report`]) as the radio publishes them
 //! (`[link.radio.report]`).
 //!
-//! Processors: [`pep`] (RFC 3135 early-ACK proxy, seed 002's baseline), [`mmpep`] (seed 002
-//! §III), [`bdp`] (seed 001 §III, reactive and proactive, control and split deployments).
+//! Processors: [`pep`] (RFC 3135 early-ACK proxy, Kim et al.'s baseline), [`mmpep`] (Kim et al.
+//! §III), [`bdp`] (Drago et al. §III, reactive and proactive, control and split deployments).
 
 pub mod batch;
 pub mod bdp;

@@ -1,16 +1,16 @@
-//! PEP: the RFC 3135 early-ACK proxy that seed 002 compares mmPEP with (§IV: "Ack management is
+//! PEP: the RFC 3135 early-ACK proxy that Kim et al. compares mmPEP with (§IV: "Ack management is
 //! applied but only packets receiving the corresponding duplicated Acks are retransmitted").
 //!
 //! Ack management, flow control and the retransmission timer are the shared ones of
-//! [`super::early_ack`]. Local recovery is Snoop-like (seed 002 ref. [8], Balakrishnan et al.
+//! [`super::early_ack`]. Local recovery is Snoop-like (Kim et al. ref. [8], Balakrishnan et al.
 //! 1995):
 //!
-//! - on the `dupthresh`-th duplicate ACK from the mobile (default 1: seed 002 §I, "the PEP
+//! - on the `dupthresh`-th duplicate ACK from the mobile (default 1: Kim et al. §I, "the PEP
 //!   retransmits only one packet when the corresponding duplicated Ack arrives"), the one cached
 //!   segment the ACK names — the one holding the ACK number — is retransmitted; further
 //!   duplicates of the same hole repeat it only once a round trip (SRTT) has passed, the guard
 //!   mmPEP uses too, so that the two differ only in what they send;
-//! - on timer expiry, whatever the RLC buffer holds (the redundant retransmissions seed 002 §IV
+//! - on timer expiry, whatever the RLC buffer holds (the redundant retransmissions Kim et al. §IV
 //!   blames for PEP's low delivery ratio), the timer backs off (RFC 6298 §5.5) and what is resent
 //!   depends on `timeout` ([`PepTimeout`]): the first unacknowledged cached segment (not SACKed
 //!   by the mobile), as Snoop does, or every unacknowledged cached segment, as a TCP sender
@@ -39,7 +39,7 @@ use serde_json::{json, Map, Value};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PepTimeout {
-    /// The first unacknowledged cached segment (Snoop, seed 002 ref. [8]).
+    /// The first unacknowledged cached segment (Snoop, Kim et al. ref. [8]).
     #[default]
     First,
     /// Every unacknowledged cached segment, in order (a TCP sender's go-back-N).
@@ -50,7 +50,7 @@ pub enum PepTimeout {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PepConfig {
-    /// Payload the proxy may cache per flow (default 6 MB, seed 002's receive window).
+    /// Payload the proxy may cache per flow (default 6 MB, Kim et al.'s receive window).
     pub cache: Bytes,
     /// Least growth of the window's right edge announced to a stalled server (default 2896 B).
     pub window_update: Bytes,

@@ -1,5 +1,5 @@
 //! Spraying: a gateway that sends a flow's data segments over several links to the same device,
-//! packet by packet — seed 000's TCP CUBIC baseline over dual connectivity (§2: "the transport
+//! packet by packet — Wu et al.'s TCP CUBIC baseline over dual connectivity (§2: "the transport
 //! layer such as TCP are not designed to handle the large numbers of out-of-sequence arrivals
 //! which may occur due to dual connectivity"; Fig. 3 sends some packets to AP1 and the others to
 //! AP2).

@@ -1,4 +1,4 @@
-//! The control deployment (seed 001 §III: "a private network deployment, in which all the
+//! The control deployment (Drago et al. §III: "a private network deployment, in which all the
 //! equipment involved in the end-to-end flow is under the control of the private network
 //! operator … the proxy can use custom control messages to interact with the TCP stack").
 //!

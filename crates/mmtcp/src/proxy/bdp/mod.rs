@@ -1,4 +1,4 @@
-//! Cross-layer bandwidth-delay-product proxy (seed 001: Drago et al., "QoS Provisioning in
+//! Cross-layer bandwidth-delay-product proxy (Drago et al.: Drago et al., "QoS Provisioning in
 //! 60 GHz Communications by Physical and Transport Layer Coordination", IEEE MASS 2019, §III).
 //!
 //! The AP reports its downlink's MCS and rate R whenever the MCS changes; the proxy knows each
@@ -17,7 +17,7 @@
 //! own sender's window). Dup-ACK and RTO handling stay with the TCP sender in both: the proxy
 //! only sets the window.
 //!
-//! Choices where the seed is silent (details in `docs/models/bdp-proxy.md`): the report reaches
+//! Choices where the paper is silent (details in `docs/models/bdp-proxy.md`): the report reaches
 //! the proxy `report_delay` after the MCS change (default 1 ms) and a control message the server
 //! `control_delay` later (default 1 ms); C is floored at one MSS except for the proactive
 //! outage's C = 0; the window is also recomputed when a flow's measured T goes down; nothing is
@@ -41,7 +41,7 @@ use policy::Proactive;
 use processor::BdpProxy;
 use serde::{Deserialize, Serialize};
 
-/// `policy`: which policy of seed 001 §III-A.
+/// `policy`: which policy of Drago et al. §III-A.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PolicyKind {
@@ -61,7 +61,7 @@ impl PolicyKind {
     }
 }
 
-/// `deployment`: how the window reaches a TCP sender (seed 001 §III).
+/// `deployment`: how the window reaches a TCP sender (Drago et al. §III).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeploymentKind {
@@ -93,7 +93,7 @@ pub struct BdpConfig {
     /// when the scenario has only one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
-    /// AP → proxy report delay. The seed says only that the AP reports on every MCS (BDP)
+    /// AP → proxy report delay. The paper says only that the AP reports on every MCS (BDP)
     /// change; default 1 ms, a wired hop inside a private network. Allowed 0 s to 1 s.
     pub report_delay: Time,
     /// Control deployment only: proxy → server control-message delay. Default 1 ms; 0 s to 1 s.
@@ -102,18 +102,18 @@ pub struct BdpConfig {
     /// A fixed minimum RTT T instead of the measured one (1 µs to 10 s).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_rtt: Option<Time>,
-    /// Proactive only: the span an MCS drop must fit in. Seed 001: 150 ms. 1 µs to 10 s.
+    /// Proactive only: the span an MCS drop must fit in. Drago et al.: 150 ms. 1 µs to 10 s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<Time>,
-    /// Proactive only: MCS indices a drop must span. Seed 001: 2. 1 to 31.
+    /// Proactive only: MCS indices a drop must span. Drago et al.: 2. 1 to 31.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mcs_drop: Option<u8>,
-    /// Proactive only: time to recover, the length of conservative mode. Seed 001: 0.8 s.
+    /// Proactive only: time to recover, the length of conservative mode. Drago et al.: 0.8 s.
     /// 1 µs to 60 s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttr: Option<Time>,
     /// Proactive only: time between the steps of the gradual increase after the TTR. Default
-    /// 50 ms (about one RTT of seed 001's topology: 2 × 20 ms wired plus the radio hop). 1 µs to
+    /// 50 ms (about one RTT of Drago et al.'s topology: 2 × 20 ms wired plus the radio hop). 1 µs to
     /// 10 s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ramp_step: Option<Time>,

@@ -1,8 +1,8 @@
-//! The window policies of seed 001 §III-A as a pure state machine: link reports and deadlines
+//! The window policies of Drago et al. §III-A as a pure state machine: link reports and deadlines
 //! in, a target for the congestion window out. No clock, no packets, no I/O.
 //!
 //! The policy works on rates; the proxy turns the target into a window per flow with that flow's
-//! minimum RTT T ([`Target::window`]): `C = R · T` (seed 001 §III-A, "C = RT").
+//! minimum RTT T ([`Target::window`]): `C = R · T` (Drago et al. §III-A, "C = RT").
 //!
 //! ```text
 //!  reactive:   C = R·T on every report (R = 0 in an outage: C floored at one MSS)
@@ -20,11 +20,11 @@
 //!     any mode ── outage (no MCS) ──► Outage (C = 0) ── MCS back ──► Conservative (new TTR)
 //! ```
 //!
-//! What the seed leaves open and what we chose (see `docs/models/bdp-proxy.md`):
+//! What the paper leaves open and what we chose (see `docs/models/bdp-proxy.md`):
 //! - the MCS history uses the time each report reaches the proxy; the window `[t − window, t]`
 //!   is closed and includes the MCS in force at its start, so "a drop of 2 within 150 ms" means
 //!   two MCS values at most 150 ms apart differ by 2 or more;
-//! - conservative mode is held for the whole TTR: further drops do not restart it (seed 001:
+//! - conservative mode is held for the whole TTR: further drops do not restart it (Drago et al.:
 //!   "remains in conservative mode for the whole duration of the interval corresponding to the
 //!   TTR, even if the channel is able to recover before the timer expires");
 //! - "still bad" at the end of the TTR ([`WindowPolicy::still_bad`]): a drop of `mcs_drop` or
@@ -40,7 +40,7 @@
 use crate::sim::{Duration, SimTime, PS_PER_SEC};
 use std::collections::VecDeque;
 
-/// Parameters of the proactive policy (seed 001 §III-A; defaults in [`super::BdpConfig`]).
+/// Parameters of the proactive policy (Drago et al. §III-A; defaults in [`super::BdpConfig`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Proactive {
     /// Span of MCS history a drop must fit in (150 ms in the seed).
@@ -55,7 +55,7 @@ pub struct Proactive {
     pub ramp_steps: u32,
 }
 
-/// Which policy of seed 001 §III-A.
+/// Which policy of Drago et al. §III-A.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rules {
     Reactive,
@@ -195,7 +195,7 @@ impl WindowPolicy {
     pub fn target(&self) -> Option<Target> {
         let rate = self.rate_bps?;
         let Rules::Proactive(p) = self.rules else {
-            // Seed 001 §III-A, reactive: C = R·T.
+            // Drago et al. §III-A, reactive: C = R·T.
             return Some(Target::Rate(rate));
         };
         Some(match self.mode {
@@ -329,7 +329,7 @@ mod tests {
     use super::*;
 
     const MS: Duration = Duration::from_millis(1);
-    /// 802.11ad SC MCS 1 at 500 MHz: 0.25 bit/symbol·Hz (seed 001 table).
+    /// 802.11ad SC MCS 1 at 500 MHz: 0.25 bit/symbol·Hz (Drago et al. table).
     const LOWEST: u64 = 125_000_000;
     const MSS: u64 = 1448;
     const T: Duration = Duration::from_millis(40);
@@ -339,7 +339,7 @@ mod tests {
     }
 
     /// The 802.11ad SC rate of `mcs` at 500 MHz, bit/s: spectral efficiency (in sixteenths,
-    /// seed 001 table) × 500 MHz. MCS 1: 125 Mbit/s; MCS 12: 1.5 Gbit/s.
+    /// Drago et al. table) × 500 MHz. MCS 1: 125 Mbit/s; MCS 12: 1.5 Gbit/s.
     fn rate(mcs: u8) -> u64 {
         const SIXTEENTHS: [u64; 13] = [0, 4, 8, 10, 12, 13, 16, 20, 24, 26, 32, 40, 48];
         SIXTEENTHS[mcs as usize] * 500_000_000 / 16

@@ -68,7 +68,7 @@ pub struct FlowWindow {
     pub bdp: Option<u64>,
 }
 
-/// Seed 001's cross-layer proxy (`kind = "bdp"`).
+/// Drago et al.'s cross-layer proxy (`kind = "bdp"`).
 pub struct BdpProxy {
     policy_name: &'static str,
     deployment_name: &'static str,

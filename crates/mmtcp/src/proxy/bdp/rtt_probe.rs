@@ -1,4 +1,4 @@
-//! Passive minimum-RTT measurement of one flow at a node on its path (seed 001 §III: the proxy
+//! Passive minimum-RTT measurement of one flow at a node on its path (Drago et al. §III: the proxy
 //! knows "the minimum round-trip time T of the flow"; in the control deployment it measures it
 //! from the packets crossing it).
 //!

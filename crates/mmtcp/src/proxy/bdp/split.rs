@@ -1,4 +1,4 @@
-//! The split deployment (seed 001 §III: "the traditional split configuration, in which the
+//! The split deployment (Drago et al. §III: "the traditional split configuration, in which the
 //! end-to-end connection is divided into two separate flows and the proxy optimizes the
 //! performance in the network portion towards the mobile device"; milliProxy, ref. [33]).
 //!
@@ -175,7 +175,7 @@ impl SplitDeployment {
         });
     }
 
-    /// Pins the inner sender's window (seed 001 §III-A: the proxy "only modifies the value of
+    /// Pins the inner sender's window (Drago et al. §III-A: the proxy "only modifies the value of
     /// the congestion window"; loss recovery stays with the sender).
     pub fn pin(&mut self, ctx: &mut ProcCtx, f: usize, cwnd: u64) {
         self.drive(ctx, f, |flow, tcx| flow.tx.pin_cwnd(tcx, Some(cwnd)));

@@ -1,4 +1,4 @@
-//! COTAG at an access point (seed 000 §4.3, Algorithm 2): hold a cohort until the next has
+//! COTAG at an access point (Wu et al. §4.3, Algorithm 2): hold a cohort until the next has
 //! begun, forward its high-priority packets, recode into spare capacity (taking), drop what is left
 //! when the cohort after next begins (giving).
 //!

@@ -1,4 +1,4 @@
-//! COTAG at the device (seed 000 §4.3, Algorithm 3): gather each cohort's coded packets from both
+//! COTAG at the device (Wu et al. §4.3, Algorithm 3): gather each cohort's coded packets from both
 //! links, decode it once a later label has arrived on every link, pass the decoded packets to the
 //! TCP receivers in order.
 //!

@@ -1,4 +1,4 @@
-//! COTAG's gateway (seed 000 §4.3, Algorithm 1): cohorts of period T, coded forwarding, taking.
+//! COTAG's gateway (Wu et al. §4.3, Algorithm 1): cohorts of period T, coded forwarding, taking.
 //!
 //! Data segments of the flows to the device (F_D) that reach the gateway in [(k−1)T, kT) form
 //! cohort k. They wait until kT, and only in [kT, (k+1)T) does the gateway send cohort k, as
@@ -33,7 +33,7 @@
 //! gateway sends a header-only packet with label k on every way that carried no packet of cohort
 //! k, when its interval ends, and on every way at kT for an empty cohort k among the two after the
 //! last cohort that carried data (an access point forwards a label once it holds a later one, so
-//! the device needs both). The seed does not say how its self-clocking scheme keeps labels moving
+//! the device needs both). The paper does not say how its self-clocking scheme keeps labels moving
 //! on an idle link.
 //!
 //! The source packets themselves go to the [`SourceStore`] the device takes them from when it

@@ -1,6 +1,6 @@
 //! The COTAG header of a coded packet, carried as the packet's side data.
 //!
-//! Seed 000 §4.3 has the gateway "attach a label k" and a priority to every coded packet; a
+//! Wu et al. §4.3 has the gateway "attach a label k" and a priority to every coded packet; a
 //! random linear code also needs the coefficient vector over the generation's sources (Ho et al.
 //! 2006), and the receiver the generation's size. In the simulation the header travels as side
 //! data ([`crate::net::PacketArena::side_data_mut`]): a marker byte, the priority, the label
@@ -16,7 +16,7 @@ const MARKER: u8 = 0xC7;
 /// Marker, priority, label (8), source count (2).
 const FIXED: usize = 12;
 
-/// What a COTAG packet is (seed 000 Algorithms 1–3).
+/// What a COTAG packet is (Wu et al. Algorithms 1–3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Priority {
     /// One of the n_k combinations the gateway sends first ("high priority").

@@ -1,5 +1,5 @@
 //! What an access point and the device share: the largest label seen on each incoming link, and
-//! the rule that lets them move past a label (seed 000 Algorithms 2 and 3, lines 13–17).
+//! the rule that lets them move past a label (Wu et al. Algorithms 2 and 3, lines 13–17).
 //!
 //! Packets reach a node on each incoming link in non-decreasing label order, so once a label
 //! above k has arrived on a link, no more label-k packets will come by it. A node may process

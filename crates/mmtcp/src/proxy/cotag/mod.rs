@@ -1,4 +1,4 @@
-//! COTAG, COded Taking And Giving (seed 000: Wu, Huang, Ramanathan, IEEE TMC), as three packet
+//! COTAG, COded Taking And Giving (Wu et al.: Wu, Huang, Ramanathan, IEEE TMC), as three packet
 //! processors: [`gateway`] (Algorithm 1) on the gateway between the content server and two mmWave
 //! access points, [`access_point`] (Algorithm 2) on each access point, [`device`] (Algorithm 3)
 //! on the dual-connected device. The gateway codes the flows to the device by cohorts of period
@@ -31,13 +31,13 @@ use source_store::SourceStore;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// Default cohort period T (ours: seed 000 gives T only in the abstract units of its Fig. 4
+/// Default cohort period T (ours: Wu et al. gives T only in the abstract units of its Fig. 4
 /// example; 1 ms keeps the added delay, about 2T, below the latencies it sweeps).
 pub const DEFAULT_PERIOD: Duration = Duration::from_millis(1);
-/// Default redundancy limit: packets per cohort at most 1.5 n_k (ours; the seed's Fig. 4 example
+/// Default redundancy limit: packets per cohort at most 1.5 n_k (ours; the paper's Fig. 4 example
 /// sends 10 for 6 sources, and it states no value).
 pub const DEFAULT_REDUNDANCY: f64 = 1.5;
-/// Default buffers, packets (ours; the seed states none): an access point holds two cohorts of a
+/// Default buffers, packets (ours; the paper states none): an access point holds two cohorts of a
 /// 10 Gbit/s link with 8192-byte packets many times over.
 pub const DEFAULT_AP_BUFFER: u64 = 10_000;
 pub const DEFAULT_DEVICE_BUFFER: u64 = 100_000;
@@ -65,7 +65,7 @@ pub struct CotagGatewayConfig {
     pub split: Split,
 }
 
-/// The gateway's "scheduling policy" over its ways (seed 000 §4.3 leaves it open; both ours).
+/// The gateway's "scheduling policy" over its ways (Wu et al. §4.3 leaves it open; both ours).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Split {

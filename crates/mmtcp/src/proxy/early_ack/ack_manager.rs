@@ -2,7 +2,7 @@
 //! timers, and the hooks through which a retransmission policy (PEP or mmPEP,
 //! [`super::Recovery`]) resends cached data.
 //!
-//! - **Data from the server** (seed 002 §III-A, Fig. 2): a new segment is cached (sequence,
+//! - **Data from the server** (Kim et al. §III-A, Fig. 2): a new segment is cached (sequence,
 //!   length, first transmission time, when the proxy forwarded it, whether it retransmitted it)
 //!   and passes toward the mobile; an early ACK answers it. A segment wholly below `A` or wholly
 //!   cached is a duplicate: it is consumed (the proxy already holds it or the mobile has it) and
@@ -35,7 +35,7 @@
 //!   last repair resent but stays below what had been forwarded when it was made (`recover`) is
 //!   reported to the policy as a new hole — unless the watched RLC still holds packets, which
 //!   may be what the ACK waits for (`CacheParams::partial_ack_rlc`).
-//! - **Forwarding that waits** ([`Hold`], keys `hold_for_rlc` and `mobile_window`; seed 002
+//! - **Forwarding that waits** ([`Hold`], keys `hold_for_rlc` and `mobile_window`; Kim et al.
 //!   §III-A: "the base station keeps these packets in its cache until LOS status is resumed"):
 //!   instead of passing on at once, a cached segment waits in the cache until the radio link's
 //!   RLC buffer has room for it and, with `mobile_window`, until it lies within the window the
@@ -202,6 +202,9 @@ impl AckManager {
         }
         if seg.end <= f.ack_point || f.above.covers(seg) {
             // Held or delivered already: don't cache twice, tell the server again.
+            if seg.start >= f.ack_point {
+                f.remember(seg.start);
+            }
             self.stats.duplicate_segments += 1;
             ctx.packets.free(id);
             self.send_ack(ctx, flow);
@@ -236,6 +239,7 @@ impl AckManager {
             Self::absorb(f);
         } else {
             f.above.insert(seg);
+            f.remember(seg.start);
         }
         if self.p.hold.any() {
             f.held.push_back(id);
@@ -493,10 +497,7 @@ impl AckManager {
     fn send_ack(&mut self, ctx: &mut ProcCtx, flow: usize) {
         let f = &mut self.flows[flow];
         let window = (self.p.cache - f.cached).min(MAX_WINDOW);
-        let mut sack = SackBlocks::default();
-        for &r in f.above.as_slice().iter().take(f.max_sack_blocks) {
-            sack.push(r);
-        }
+        let sack = f.sack_blocks();
         let tcp =
             TcpHeader { ack: f.ack_point, window: window as u32, flags: TcpFlags::ACK, ..Default::default() };
         let packet = Packet::new(f.flow, (f.mobile, f.server), Side::Sender, tcp, (ctx.now, f.ts_recent));
@@ -769,6 +770,52 @@ mod tests {
         let acks = to_server_with_sack(&h.take_with_sack());
         assert_eq!(acks[0].0.tcp.ack, 4 * MSS, "the hole filled: everything is held");
         assert!(acks[0].1.is_empty());
+    }
+
+    /// RFC 2018 §4: the first SACK block holds the segment that triggered the ACK, the others
+    /// repeat the most recently reported blocks. Reporting the lowest cached ranges instead
+    /// hides every range above the third from the server: after a burst of alternate drops its
+    /// scoreboard marks one hole lost per round trip (the reproducer of docs/models/pep.md).
+    #[test]
+    fn test_sack_blocks_most_recent_first_so_the_server_hears_every_range() {
+        let mut h = Harness::new();
+        let mut p = bare(100 * MSS);
+        let r = |k: u64| SeqRange::new(k * MSS, (k + 1) * MSS);
+        // Segments 0, 2, 4, …, 20: ten holes, ten single-segment ranges above A.
+        let mut reported = Vec::new();
+        for k in (0..=20).step_by(2) {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+            let acks = to_server_with_sack(&h.take_with_sack());
+            assert_eq!(acks.len(), 1);
+            let sack = acks[0].1.as_slice().to_vec();
+            if k > 0 {
+                assert_eq!(sack[0], r(k), "the first block holds the segment just received");
+                let expect: Vec<_> =
+                    (0..3).map(|i| k as i64 - 2 * i).filter(|&j| j > 0).map(|j| r(j as u64)).collect();
+                assert_eq!(sack, expect, "then the most recently reported blocks");
+            }
+            reported.extend(sack);
+        }
+        for k in (2..=20).step_by(2) {
+            assert!(reported.contains(&r(k)), "range {k} was reported to the server");
+        }
+        // A segment joining two older ranges moves the merged range to the front.
+        let id = h.data(5);
+        h.packet(&mut p, id);
+        let acks = to_server_with_sack(&h.take_with_sack());
+        assert_eq!(acks[0].1.as_slice(), &[SeqRange::new(4 * MSS, 7 * MSS), r(20), r(18)]);
+        // A duplicate of a cached segment too (its ACK is triggered by it).
+        let id = h.data(10);
+        h.packet(&mut p, id);
+        let acks = to_server_with_sack(&h.take_with_sack());
+        assert_eq!(acks[0].1.as_slice(), &[r(10), SeqRange::new(4 * MSS, 7 * MSS), r(20)]);
+        // A segment that advances A reports no block of its own; ranges it absorbed are gone.
+        let id = h.data(1);
+        h.packet(&mut p, id);
+        let acks = to_server_with_sack(&h.take_with_sack());
+        assert_eq!(acks[0].0.tcp.ack, 3 * MSS);
+        assert_eq!(acks[0].1.as_slice(), &[r(10), SeqRange::new(4 * MSS, 7 * MSS), r(20)]);
     }
 
     #[test]

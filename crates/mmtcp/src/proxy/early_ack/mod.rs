@@ -1,4 +1,4 @@
-//! Ack management shared by PEP and mmPEP (seed 002 §III-A; RFC 3135 §2.1.1 and §4.1.4): a
+//! Ack management shared by PEP and mmPEP (Kim et al. §III-A; RFC 3135 §2.1.1 and §4.1.4): a
 //! per-flow cache of the data the proxy has forwarded to the mobile, early ACKs to the server,
 //! flow control by the free cache, and the proxy's own retransmission timer.
 //!
@@ -12,9 +12,9 @@
 //! payload, at most `cache`), and `A`, the end of the contiguous data from `una` on that it
 //! holds. Every byte below `A` is either acknowledged by the mobile or in the cache, so an early
 //! ACK never acknowledges data the proxy could not deliver itself. Cached data above a hole in
-//! the server's stream is reported in SACK blocks (RFC 2018), lowest blocks first (the RFC puts
-//! the most recent first; our sender ignores the order), so the server's own loss recovery
-//! works on the wired side.
+//! the server's stream is reported in SACK blocks (RFC 2018 §4: the range of the segment that
+//! triggered the ACK first, then those of the other recently received segments), so the
+//! server's own loss recovery works on the wired side and hears of every range as it arrives.
 //!
 //! The parts, each in its own file, bottom up:
 //!

@@ -2,7 +2,7 @@
 //! `min_rto`, `initial_rto`, `max_rto`, `hold_for_rlc`, `mobile_window`, `link`): their defaults,
 //! their range checks ([`CacheParams`]) and when forwarding waits ([`Hold`]).
 //!
-//! The default cache follows seed 002's 6 MB receive window (Figs. 5–6; the seed gives no cache
+//! The default cache follows Kim et al.'s 6 MB receive window (Figs. 5–6; the paper gives no cache
 //! size); the timer's defaults are RFC 6298's, except `min_rto`, Linux's 200 ms like our TCP.
 
 use crate::error::InputError;
@@ -11,7 +11,7 @@ use crate::proxy::env::ProcessorEnv;
 use crate::sim::Duration;
 use crate::units::{Bytes, Time};
 
-/// Default cache per flow: 6 MB. Seed 002 gives no cache size; its receive window is 6 MB
+/// Default cache per flow: 6 MB. Kim et al. gives no cache size; its receive window is 6 MB
 /// (Figs. 5–6), so a 6 MB cache lets the server keep a full receive window in flight through an
 /// NLOS period, and it stays within our receiver's default 6 MiB buffer, so the proxy never
 /// pushes the mobile beyond what it can hold.
@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_RTO: Time = Time(Duration::from_secs(60));
 pub struct Hold {
     /// Forwarding (new data and retransmissions) waits until this direction — the watched radio
     /// link's downlink — has room for the packet, so RLC's buffer never overflows; what waits
-    /// stays in the cache (seed 002 §III-A).
+    /// stays in the cache (Kim et al. §III-A).
     pub rlc: Option<DirId>,
     /// New data waits until it lies within the window the mobile last advertised.
     pub mobile_window: bool,

@@ -48,6 +48,12 @@ impl RangeSet {
         self.ranges.get(i).is_some_and(|x| x.start < r.end)
     }
 
+    /// The range holding byte `seq`, if any.
+    pub(super) fn containing(&self, seq: u64) -> Option<SeqRange> {
+        let i = self.ranges.partition_point(|x| x.end <= seq);
+        self.ranges.get(i).copied().filter(|x| x.start <= seq)
+    }
+
     /// Forgets every byte below `seq`.
     pub(super) fn remove_below(&mut self, seq: u64) {
         let i = self.ranges.partition_point(|x| x.end <= seq);
@@ -65,6 +71,7 @@ impl RangeSet {
         self.ranges.remove(0);
     }
 
+    #[cfg(test)]
     pub(super) fn as_slice(&self) -> &[SeqRange] {
         &self.ranges
     }
@@ -88,6 +95,10 @@ mod tests {
         assert!(!s.covers(SeqRange::new(40, 52)));
         assert!(s.overlaps(SeqRange::new(44, 50)));
         assert!(!s.overlaps(SeqRange::new(45, 50)));
+        assert_eq!(s.containing(50), Some(SeqRange::new(50, 60)));
+        assert_eq!(s.containing(59), Some(SeqRange::new(50, 60)));
+        assert_eq!(s.containing(45), None);
+        assert_eq!(s.containing(60), None);
         s.remove_below(52);
         assert_eq!(s.as_slice(), &[SeqRange::new(52, 60)]);
     }
