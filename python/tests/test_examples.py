@@ -134,3 +134,18 @@ def test_the_notebook_runs(tmp_path: Path) -> None:
     assert re.search(r"goodput \d+\.\d Mbit/s", printed), printed
     assert len(re.findall(r"Mbit/s", printed)) == 4, printed
     assert (tmp_path / "out" / "notebook-sweep" / "points.csv").is_file()
+
+
+@pytest.mark.core
+def test_pep_loses_on_the_tutorial_scenario_as_the_readme_explains(tmp_path: Path) -> None:
+    # The README: on blockage.toml pep gives a fraction of plain TCP's goodput, because the
+    # radio buffer drops thousands of packets per run in the outages and pep repairs them one
+    # segment per duplicate or partial ACK.
+    blockage = str(EXAMPLES / "blockage.toml")
+    plain = mmtcp.run(blockage).summary
+    pep = mmtcp.run(blockage, overrides={"node.bs.processors": '[{ kind = "pep" }]'}).summary
+    assert pep["flows"][0]["goodput_bps"] < 0.3 * plain["flows"][0]["goodput_bps"]
+    radio = next(link for link in pep["links"] if link["name"] == "radio")
+    assert radio["directions"][0]["drops"]["queue"] > 1000
+    stats = pep["processors"][0]["stats"]
+    assert stats["dupack_retransmissions"] > 0.5 * radio["directions"][0]["drops"]["queue"]
