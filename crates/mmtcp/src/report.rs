@@ -4,11 +4,15 @@
 //! - goodput: bytes delivered in order to the receiving application × 8, divided by the time
 //!   from the flow's start to its completion (downloads and sized transfers) or to the end of
 //!   the run;
-//! - delivery ratio (seed 002): data segments delivered to the application ÷ data segments that
+//! - delivery ratio (Kim et al.): data segments delivered to the application ÷ data segments that
 //!   reached the receiver's TCP, duplicates included;
 //! - RTT: the sender's samples (RFC 6298, never from retransmitted segments);
 //! - one-way delay: per delivered segment, delivery to the application minus first transmission;
-//! - link utilisation: bits sent ÷ bits the transmitter could have sent (∫ rate dt).
+//! - link utilisation: the share of the capacity the direction used, in [0, 1] — wired, bits
+//!   sent ÷ bits the transmitter could have sent (∫ rate dt); radio stack, the capacity its
+//!   transport blocks occupied ÷ the capacity of its own slots (`radio::direction`, docs/models/
+//!   radio-link.md#capacity-and-utilisation), not bits sent ÷ capacity, which HARQ
+//!   retransmissions and the lagging MCS push above 1.
 //!
 //! The document is a tree of plain structs serialised straight to text: with 10⁴ flows and links
 //! a `serde_json::Value` tree of it would take twenty times the text's memory.
@@ -477,7 +481,7 @@ fn links(world: &World, end: SimTime) -> Vec<LinkSummary<'_>> {
         DirectionSummary {
             from: topology.node_name(dir.from()),
             to: topology.node_name(dir.to()),
-            utilisation: if capacity > 0.0 { st.bytes_sent as f64 * 8.0 / capacity } else { 0.0 },
+            utilisation: dir.utilisation(),
             packets_sent: st.packets_sent,
             bytes_sent: st.bytes_sent,
             drops: DirectionDrops { queue: st.drops_queue, error: st.drops_error },

@@ -450,7 +450,7 @@ fn tdd_gives_the_downlink_its_share_of_the_slots() {
     assert!((0.20..0.30).contains(&ratio), "DUUU / all = {ratio}");
     let ratio = ccdduuuu / all;
     assert!((0.20..0.30).contains(&ratio), "CCDDUUUU / all = {ratio}");
-    // The capacity the summary reports is averaged over the pattern.
+    // The capacity the summary reports counts the own slots: 3/4 of them.
     assert!((cap_dddu / cap_all - 0.75).abs() < 1e-6, "{cap_dddu} vs {cap_all}");
 }
 

@@ -61,7 +61,9 @@ pub struct DirectionStats {
     pub bytes_sent: u64,
     pub drops_queue: u64,
     pub drops_error: u64,
-    /// ∫ rate dt in bit/s × ps (exact); see [`DirectionStats::capacity_bits`].
+    /// ∫ rate dt in bit/s × ps (exact); see [`DirectionStats::capacity_bits`]. The radio stack
+    /// sums it per own slot instead (slot × the MCS rate at the slot's start,
+    /// [`crate::radio::direction`]).
     pub capacity_bit_ps: u128,
     /// ∫ queued bytes dt, in byte·picoseconds (for the mean occupancy).
     pub queue_byte_ps: u128,
@@ -69,7 +71,8 @@ pub struct DirectionStats {
 }
 
 impl DirectionStats {
-    /// Bits the transmitter could have sent (∫ rate dt), for utilisation and mean capacity.
+    /// Bits the transmitter could have sent (∫ rate dt; radio stack: over its own slots), for
+    /// utilisation and mean capacity.
     pub fn capacity_bits(&self) -> f64 {
         self.capacity_bit_ps as f64 / crate::sim::PS_PER_SEC as f64
     }

@@ -27,7 +27,7 @@
 //! AWGN link-level BLER tables of 5G-LENA (as shipped in ns3-mmwave's NR error model).
 //! `required_sinr_db` replaces the Shannon-derived 10 % points by measured ones.
 //!
-//! **802.11ad SC** — seed 001's link-to-system mapping: MER = SNR − Δ (`mer_offset_db`, default
+//! **802.11ad SC** — Drago et al.'s link-to-system mapping: MER = SNR − Δ (`mer_offset_db`, default
 //! 6.5 dB), MMIB of the MCS's modulation at that MER, BLER = ½·[1 − erf((MMIB − X₁)/(√2·X₂))],
 //! with X₁, X₂ fitted to the standard's sensitivity table (`waterfall_db`) or given (`x1`, `x2`).
 //!
@@ -46,7 +46,7 @@
 //! channel that resource blocks occupy, e.g. 264 RBs × 12 × 120 kHz = 380 MHz of 400 MHz, TS
 //! 38.101-2 Table 5.3.2-1); `lte` 0.29 = 1 − 0.786 × 0.9 (2 control symbols and 2-port CRS take
 //! 36 of 168 resource elements per RB pair, and 100 RBs fill 18 of 20 MHz, TS 36.101 Table
-//! 5.6-1; PBCH, synchronisation and CSI-RS ignored); `ieee80211ad_sc` 0 (seed 001 uses SE ×
+//! 5.6-1; PBCH, synchronisation and CSI-RS ignored); `ieee80211ad_sc` 0 (Drago et al. use SE ×
 //! 500 MHz as the rate; MCS 12 gives 1.5 Gbit/s).
 
 use super::gaussian::{gaussian_tail, gaussian_tail_inverse};
@@ -218,7 +218,7 @@ pub struct AmcConfig {
     /// relation. Default: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub required_sinr_db: Option<Vec<f64>>,
-    /// 802.11ad: Δ, the SNR − MER difference of the receiver, dB. Default 6.5 (seed 001).
+    /// 802.11ad: Δ, the SNR − MER difference of the receiver, dB. Default 6.5 (Drago et al.).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mer_offset_db: Option<f64>,
     /// 802.11ad: MER distance between the 50 % and 1 % BLER points of the fitted curves, dB,

@@ -106,10 +106,10 @@ pub enum Fading {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ObstaclesConfig {
-    /// Number of rectangles, 0–200. Default 10 (seed 003 §V).
+    /// Number of rectangles, 0–200. Default 10 (Polese et al. 2017a §V).
     #[serde(default = "default_obstacle_count")]
     pub count: u32,
-    /// Smallest side, m (> 0). Default 2 (seed 003 says "small obstacles" without sizes).
+    /// Smallest side, m (> 0). Default 2 (Polese et al. 2017a say "small obstacles" without sizes).
     #[serde(default = "default_min_size_m")]
     pub min_size_m: f64,
     /// Largest side, m (≥ `min_size_m`). Default 8.
@@ -130,10 +130,10 @@ pub struct CellularConfig {
     /// Carrier frequency. Default `"28GHz"`. NYU: 26.5–29.5 or 71–76 GHz; 3GPP: 0.5–100 GHz.
     #[serde(default = "default_frequency")]
     pub frequency: Frequency,
-    /// Transmit power, dBm. Default 30 (seed 003 Table I, mmWave and LTE downlink).
+    /// Transmit power, dBm. Default 30 (Polese et al. 2017a Table I, mmWave and LTE downlink).
     #[serde(default = "default_tx_power_dbm")]
     pub tx_power_dbm: f64,
-    /// Receiver noise figure, dB (≥ 0). Default 5 (seed 002 Table I).
+    /// Receiver noise figure, dB (≥ 0). Default 5 (Kim et al. Table I).
     #[serde(default = "default_noise_figure_db")]
     pub noise_figure_db: f64,
     /// Transmit array elements (≥ 1). Default 64.

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReportMode {
-    /// Whenever the MCS the SINR allows changes (seed 001: on every BDP change).
+    /// Whenever the MCS the SINR allows changes (Drago et al.: on every BDP change).
     #[default]
     OnChange,
     /// Every `period`.
@@ -38,7 +38,7 @@ impl Default for ReportConfig {
     }
 }
 
-/// The slot when neither `slot` nor `numerology` is given: NR numerology 3 (seed 002).
+/// The slot when neither `slot` nor `numerology` is given: NR numerology 3 (Kim et al.).
 const DEFAULT_NUMEROLOGY: u8 = 3;
 
 fn default_bandwidth() -> Frequency {
@@ -53,7 +53,7 @@ fn default_amc_delay() -> Time {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RadioConfig {
-    /// MAC slot (TTI). Default: 1 ms / 2^`numerology`, and 125 µs (NR numerology 3, seed 002)
+    /// MAC slot (TTI). Default: 1 ms / 2^`numerology`, and 125 µs (NR numerology 3, Kim et al.)
     /// when neither is given. Filled in when the scenario is resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<Time>,
@@ -61,7 +61,7 @@ pub struct RadioConfig {
     /// per 1 ms subframe): sets `slot` to 1 ms / 2^μ. Give `slot` or `numerology`, not both.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub numerology: Option<u8>,
-    /// Channel bandwidth. Default 1 GHz (seeds 002, 003).
+    /// Channel bandwidth. Default 1 GHz (Kim et al., Polese et al. 2017a).
     #[serde(default = "default_bandwidth")]
     pub bandwidth: Frequency,
     /// Age of the SINR the MCS is chosen on (CQI feedback delay). Default 1 ms.

@@ -25,6 +25,17 @@
 //! TDD (`[link.radio] tdd`, [`super::tdd`]): a direction sends only in its own slots; without a
 //! pattern each direction has every slot to itself.
 //!
+//! Capacity and utilisation (docs/models/radio-link.md#capacity-and-utilisation): the capacity
+//! of a direction is counted slot by slot, each own slot at the rate of the MCS the SINR at the
+//! slot's start allows (the SINR its attempt is decoded at) — slots the MAC sends in as they
+//! happen, slots it sleeps through in bulk at the next event, so an idle radio still costs no
+//! events. A slot that carries an attempt (first transmission or HARQ retransmission) uses the
+//! share of that capacity its TB fills: TB bytes ÷ the TB size of the MCS it was sent at. The
+//! utilisation is the capacity used ÷ the capacity, at most 1 by construction: one attempt per
+//! slot, each using at most its slot's capacity. An attempt in a slot whose channel allows no MCS
+//! (a HARQ retransmission into an outage, a TB the lagging MAC sized on a better SINR) uses
+//! nothing, since there was nothing to use.
+//!
 //! Radio link failure (`[link.radio] rlf_timeout`): radio link monitoring declares the link out
 //! of sync while the current SINR allows no MCS at the AMC's target BLER (the counterpart of
 //! 3GPP TS 38.133 §8.1's Qout, the SINR of 10 % hypothetical PDCCH BLER, with the default target
@@ -110,6 +121,9 @@ impl SduTable {
 struct Tb {
     segments: Vec<RlcSegment>,
     bytes: u32,
+    /// The TB size of the MCS it is sent at (`bytes` ≤ `capacity`): the share of a slot's
+    /// resources each attempt occupies is `bytes / capacity`.
+    capacity: u32,
     /// Holders: the HARQ process and/or the decode pipe.
     refs: u8,
 }
@@ -136,6 +150,10 @@ pub struct RadioStats {
     pub rlf_events: u64,
     /// Packets freed by the RLC re-establishments after radio link failures.
     pub drops_rlf: u64,
+    /// The part of the capacity integral (`DirectionStats::capacity_bit_ps`, bit/s × ps) the
+    /// attempts used: per attempt, its slot's capacity × the share of the TB it filled (module
+    /// header). At most the capacity integral.
+    pub occupied_bit_ps: u128,
 }
 
 /// What a radio direction hands back to the world: packets that reached the far node and packets
@@ -195,8 +213,14 @@ pub struct RadioDirection {
     /// The MAC's MCS (from the delayed SINR) and the history entry it was computed from.
     mac_mcs: Option<u8>,
     mac_mcs_from: Option<SimTime>,
-    /// What the current SINR allows (capacity, reports).
+    /// What the current SINR allows (reports; `rate_bps` averaged over the TDD pattern).
     state: LinkState,
+    /// The rate of the MCS the current SINR allows, in an own slot (not averaged over TDD).
+    slot_rate_bps: u64,
+    /// Own slots before this index are in the capacity integral.
+    slots_counted: u64,
+    /// The capacity and use the last slot event added (for [`Self::finish`]).
+    last_slot_bit_ps: (u128, u128),
     next_slot: Option<SimTime>,
     last_slot: Option<SimTime>,
     timer_at: Option<SimTime>,
@@ -254,6 +278,9 @@ impl RadioDirection {
             mac_mcs: None,
             mac_mcs_from: None,
             state: LinkState { sinr_db: f64::NEG_INFINITY, mcs: None, rate_bps: 0 },
+            slot_rate_bps: 0,
+            slots_counted: 0,
+            last_slot_bit_ps: (0, 0),
             next_slot: None,
             last_slot: None,
             timer_at: None,
@@ -281,8 +308,12 @@ impl RadioDirection {
 
     /// The rate of `mcs` averaged over the TDD pattern (the MCS rate without one).
     fn average_rate(&self, mcs: u8) -> u64 {
-        let rate = self.amc.rate_bps(mcs, self.timing.bandwidth_hz);
-        self.tdd.as_ref().map_or(rate, |t| t.average_rate(rate))
+        self.averaged(self.amc.rate_bps(mcs, self.timing.bandwidth_hz))
+    }
+
+    /// A rate in own slots averaged over the TDD pattern (unchanged without one).
+    fn averaged(&self, rate_bps: u64) -> u64 {
+        self.tdd.as_ref().map_or(rate_bps, |t| t.average_rate(rate_bps))
     }
 
     /// The link as the current SINR allows it (not yet seen by the MAC, which lags by
@@ -301,6 +332,18 @@ impl RadioDirection {
         self.state.rate_bps
     }
 
+    /// The share of the direction's capacity its attempts used, in [0, 1] (module header); 0
+    /// while the capacity is 0. Complete after [`Self::finish`].
+    pub fn utilisation(&self) -> f64 {
+        if self.stats.capacity_bit_ps == 0 {
+            0.0
+        } else {
+            // Both integers are exact and occupied ≤ capacity; rounding to f64 is monotone, so
+            // the ratio cannot exceed 1.
+            self.radio.occupied_bit_ps as f64 / self.stats.capacity_bit_ps as f64
+        }
+    }
+
     /// Bytes waiting in RLC (new data and retransmissions).
     pub fn queue_bytes(&self) -> u64 {
         self.tx.buffered_bytes()
@@ -316,10 +359,27 @@ impl RadioDirection {
         self.tx.room_bytes()
     }
 
+    /// One own slot's capacity at the current SINR, bit/s × ps.
+    #[inline]
+    fn slot_capacity_bit_ps(&self) -> u128 {
+        self.timing.slot.0 as u128 * self.slot_rate_bps as u128
+    }
+
+    /// Brings the time integrals up to `now`, and the capacity over the own slots that started
+    /// before `now` and were not counted by their slot event (the direction was idle in them).
+    /// Call before any change of the SINR or the buffer.
     fn account(&mut self, now: SimTime) {
+        let k = now.0.div_ceil(self.timing.slot.0);
+        if k > self.slots_counted {
+            let own = match &self.tdd {
+                Some(t) => t.own_before(k) - t.own_before(self.slots_counted),
+                None => k - self.slots_counted,
+            };
+            self.stats.capacity_bit_ps += own as u128 * self.slot_capacity_bit_ps();
+            self.slots_counted = k;
+        }
         let dt = now.saturating_since(self.accounted_until);
         if dt.0 > 0 {
-            self.stats.capacity_bit_ps += dt.0 as u128 * self.state.rate_bps as u128;
             self.stats.queue_byte_ps += dt.0 as u128 * self.tx.buffered_bytes() as u128;
             if self.state.sinr_db.is_finite() {
                 self.radio.sinr_db_ps += dt.0 as f64 * self.state.sinr_db;
@@ -329,9 +389,17 @@ impl RadioDirection {
         }
     }
 
-    /// Closes the integrals at the end of the run.
+    /// Closes the integrals at the end of the run: the capacity counts the own slots that start
+    /// before `now`. A slot starting at `now` (the world runs the events at the stop time) lies
+    /// after the run, so its capacity and use are taken out again.
     pub fn finish(&mut self, now: SimTime) {
         self.account(now);
+        if self.last_slot.is_some_and(|t| t >= now) {
+            let (capacity, used) = std::mem::take(&mut self.last_slot_bit_ps);
+            self.stats.capacity_bit_ps -= capacity;
+            self.radio.occupied_bit_ps -= used;
+        }
+        debug_assert!(self.radio.occupied_bit_ps <= self.stats.capacity_bit_ps, "utilisation above 1");
     }
 
     /// The channel's SINR changed. Returns true when the MCS the current SINR allows changed
@@ -342,8 +410,8 @@ impl RadioDirection {
         self.sinr_history.push_back((now, sinr_db));
         let mcs = self.amc.select(sinr_db);
         let changed = mcs != self.state.mcs;
-        let rate_bps = mcs.map_or(0, |m| self.average_rate(m));
-        self.state = LinkState { sinr_db, mcs, rate_bps };
+        self.slot_rate_bps = mcs.map_or(0, |m| self.amc.rate_bps(m, self.timing.bandwidth_hz));
+        self.state = LinkState { sinr_db, mcs, rate_bps: self.averaged(self.slot_rate_bps) };
         if mcs.is_none() && !self.out_of_sync {
             // TS 38.331 §5.3.10.1: out of sync → start T310.
             self.out_of_sync = true;
@@ -583,6 +651,13 @@ impl RadioDirection {
         self.next_slot = None;
         self.last_slot = Some(now);
         self.account(now);
+        // This slot's capacity, at the SINR its attempt is decoded at.
+        let k = now.0 / self.timing.slot.0;
+        debug_assert!(k * self.timing.slot.0 == now.0 && k >= self.slots_counted, "a slot counted twice");
+        let capacity = self.slot_capacity_bit_ps();
+        self.stats.capacity_bit_ps += capacity;
+        self.last_slot_bit_ps = (capacity, 0);
+        self.slots_counted = k + 1;
         let slot_end = now + self.timing.slot;
 
         let mut finished = std::mem::take(&mut self.finished);
@@ -611,7 +686,9 @@ impl RadioDirection {
             let attempt =
                 self.harq.send_again(proc, slot_end, sinr_db, |s| amc.bler(tb_mcs, s), &mut self.rng);
             self.radio.tb_attempts += 1;
-            self.stats.bytes_sent += self.tbs[tb as usize].bytes as u64;
+            let t = &self.tbs[tb as usize];
+            self.stats.bytes_sent += t.bytes as u64;
+            self.occupy(t.bytes, t.capacity);
             self.after_attempt(q, tb, attempt.decoded, slot_end, out);
         } else if self.tx.has_pending() {
             match mcs {
@@ -666,6 +743,7 @@ impl RadioDirection {
             let t = &mut self.tbs[tb as usize];
             std::mem::swap(&mut t.segments, &mut segments);
             t.bytes = used;
+            t.capacity = tb_bytes;
             t.refs = u8::from(self.harq.enabled());
         }
         self.segments = segments;
@@ -675,7 +753,18 @@ impl RadioDirection {
         self.radio.tb_attempts += 1;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += used as u64;
+        self.occupy(used, tb_bytes);
         self.after_attempt(q, tb, attempt.decoded, slot_end, out);
+    }
+
+    /// An attempt in the current slot of a TB of `bytes` whose MCS gives TBs of `capacity`
+    /// bytes: it uses that share of the slot's capacity.
+    #[inline]
+    fn occupy(&mut self, bytes: u32, capacity: u32) {
+        debug_assert!(bytes <= capacity && capacity > 0);
+        let used = self.slot_capacity_bit_ps() * bytes as u128 / capacity as u128;
+        self.radio.occupied_bit_ps += used;
+        self.last_slot_bit_ps.1 += used;
     }
 
     /// SDUs dropped at the head of the RLC buffer so far: CoDel and the discard timer.
@@ -857,5 +946,145 @@ impl RadioDirection {
         if self.tx.has_pending() {
             self.ensure_slot(q, now);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::InputContext;
+    use crate::net::packet::Packet;
+    use crate::radio::amc::AmcConfig;
+    use crate::radio::harq::HarqConfig;
+    use crate::radio::rlc::RlcConfig;
+    use crate::radio::tdd::{TddPattern, TddSide};
+    use std::path::Path;
+
+    const SLOT: Duration = Duration::from_micros(125);
+    const BANDWIDTH_HZ: f64 = 1e9;
+
+    fn amc() -> Amc {
+        let ctx =
+            InputContext { scenario_file: "s.toml", field: "link[0].radio.amc", base_dir: Path::new(".") };
+        Amc::new(&AmcConfig::default(), &ctx).unwrap()
+    }
+
+    /// The downlink of a 1 GHz NR link with 125 µs slots, the default AMC delay (1 ms), HARQ
+    /// (16 processes, 3 retransmissions, 0.5 ms feedback, Chase combining) and RLC AM, sending
+    /// in the `D` slots of `tdd`.
+    fn downlink(tdd: &str) -> RadioDirection {
+        let timing = RadioTiming {
+            slot: SLOT,
+            bandwidth_hz: BANDWIDTH_HZ,
+            amc_delay: Duration::from_millis(1),
+            delay: Duration::from_micros(1),
+            status_delay: Duration::from_micros(501),
+            rlf_timeout: None,
+        };
+        let rlc = RlcConfig::default();
+        RadioDirection::new(
+            DirId(0),
+            NodeId(0),
+            NodeId(1),
+            timing,
+            amc(),
+            Harq::new(&HarqConfig::default()),
+            (RlcTx::new(&rlc), RlcRx::new(&rlc), false),
+            ReportConfig::default(),
+            Rng::for_component(1, "test"),
+        )
+        .with_tdd(Some(TddPattern::parse(tdd).unwrap().schedule(TddSide::Downlink)))
+    }
+
+    /// Keeps `dir` saturated (`bytes` of 1500-byte packets offered at time 0) while its SINR is
+    /// `sinr_db[i mod len]` during millisecond `i`, until `end`, and closes its counters at `end`,
+    /// as the world runs it (events at `end` included).
+    fn run_saturated(dir: &mut RadioDirection, sinr_db: &[f64], end: SimTime, bytes: u64) {
+        let mut q = EventQueue::new();
+        let mut arena = PacketArena::with_capacity(1024);
+        let mut out = RadioOutput::default();
+        dir.set_sinr(&mut q, SimTime::ZERO, sinr_db[0]);
+        for _ in 0..bytes / 1500 {
+            let pkt = arena.alloc(Packet::for_test(1500));
+            dir.admit(&mut q, SimTime::ZERO, pkt, 1500).expect("RLC's buffer holds the offered data");
+        }
+        let mut change = 1u64;
+        while let Some(t) = q.peek_time() {
+            if t > end {
+                break;
+            }
+            // SINR changes come first at equal times (the channel's event is older).
+            let at = SimTime(change * Duration::from_millis(1).0);
+            if at <= t {
+                dir.set_sinr(&mut q, at, sinr_db[change as usize % sinr_db.len()]);
+                change += 1;
+                continue;
+            }
+            let (now, event) = q.pop().expect("peeked");
+            let Event::Radio { what, .. } = event else { panic!("unexpected {event:?}") };
+            dir.on_event(&mut q, &arena, now, what, &mut out);
+            out.delivered.clear();
+            assert!(out.dropped.is_empty(), "nothing is dropped: {:?}", out.dropped);
+        }
+        dir.finish(end);
+    }
+
+    /// The bits the direction's own slots in [0, end) could carry, the SINR of millisecond `i`
+    /// being `sinr_db[i mod len]`.
+    fn own_slot_capacity_bits(dir: &RadioDirection, sinr_db: &[f64], end: SimTime) -> f64 {
+        let tdd = dir.tdd.as_ref().expect("a TDD direction");
+        let amc = amc();
+        (0..end.0 / SLOT.0)
+            .filter(|&k| tdd.is_own(k))
+            .map(|k| {
+                let ms = (k * SLOT.0 / Duration::from_millis(1).0) as usize;
+                let rate =
+                    amc.select(sinr_db[ms % sinr_db.len()]).map_or(0, |m| amc.rate_bps(m, BANDWIDTH_HZ));
+                SLOT.0 as f64 * rate as f64 / crate::sim::PS_PER_SEC as f64
+            })
+            .sum()
+    }
+
+    /// Issue 15 item 9. A saturated TDD downlink on a channel alternating every millisecond
+    /// between 20 dB and 5 dB: the MAC, one millisecond behind, sends 20-dB-sized TBs in the
+    /// 5 dB milliseconds (they fail) and repeats them, still 20-dB-sized, in the 20 dB ones. Bits
+    /// sent ÷ capacity, the utilisation before issue 15 item 9, is about 1.5; every own slot carries a
+    /// full TB, so the direction used all of its capacity: utilisation 1, and never more.
+    #[test]
+    fn test_saturated_tdd_direction_with_a_lagging_mcs_has_utilisation_one() {
+        let sinr = [20.0, 5.0];
+        // The run stops at the start of a D slot, which lies after it.
+        let end = SimTime(Duration::from_micros(40_250).0);
+        let mut dir = downlink("CCDDUUUU");
+        run_saturated(&mut dir, &sinr, end, 4_000_000);
+        assert!(dir.harq.stats.retransmissions > 20, "the lagging MCS fails TBs: {:?}", dir.harq.stats);
+        let capacity = dir.stats.capacity_bits();
+        let expected = own_slot_capacity_bits(&dir, &sinr, end);
+        assert!((capacity - expected).abs() < 1e-6 * expected, "capacity {capacity} vs {expected}");
+        let u = dir.utilisation();
+        eprintln!("utilisation {u}, bits sent / capacity {}", dir.stats.bytes_sent as f64 * 8.0 / capacity);
+        assert!(u <= 1.0, "utilisation {u}");
+        assert!(u > 0.99, "every own slot carries a full TB: utilisation {u}");
+    }
+
+    /// A saturated TDD downlink whose channel is 2 ms at 20 dB, then 2 ms in outage: the MAC sends
+    /// new TBs into the first outage millisecond and their HARQ retransmissions into the second
+    /// (the MAC sees the outage then, but retransmissions go out regardless), where the channel
+    /// can carry nothing. Those slots add no capacity and no use of it; the 20 dB milliseconds
+    /// are fully used. Bits sent ÷ capacity is 2.
+    #[test]
+    fn test_harq_retransmissions_in_an_outage_use_no_capacity() {
+        let sinr = [20.0, 20.0, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        let end = SimTime(Duration::from_millis(40).0);
+        let mut dir = downlink("CCDDUUUU");
+        run_saturated(&mut dir, &sinr, end, 4_000_000);
+        assert!(dir.harq.stats.retransmissions > 20, "{:?}", dir.harq.stats);
+        let capacity = dir.stats.capacity_bits();
+        let expected = own_slot_capacity_bits(&dir, &sinr, end);
+        assert!((capacity - expected).abs() < 1e-6 * expected, "capacity {capacity} vs {expected}");
+        let u = dir.utilisation();
+        eprintln!("utilisation {u}, bits sent / capacity {}", dir.stats.bytes_sent as f64 * 8.0 / capacity);
+        assert!(u <= 1.0, "utilisation {u}");
+        assert!(u > 0.99, "every 20 dB own slot carries a full TB: utilisation {u}");
     }
 }

@@ -2,7 +2,7 @@
 //! velocity, axis-aligned rectangular obstacles, a seeded random obstacle layout, and the test
 //! "does the base-station–terminal segment cross an obstacle?" (LOS iff it crosses none).
 //!
-//! Serves the mobility experiment of seed 003 §V (Polese, Jana, Zorzi): eNB at (−1, 20) m, UE from
+//! Serves the mobility experiment of Polese et al. 2017a §V (Polese, Jana, Zorzi): eNB at (−1, 20) m, UE from
 //! (151, 0) to (151, 40) m at 2 or 5 m/s, 10 random non-overlapping obstacles between them (their
 //! Fig. 10). The ns-3 buildings module the seed used decides LOS the same way (a ray between the
 //! two antennas against box-shaped buildings); heights are ignored here: an obstacle blocks
@@ -447,7 +447,7 @@ mod tests {
 
     #[test]
     fn test_schedule_matches_brute_force_in_seed_003_scenario() {
-        // Seed 003 §V: eNB (−1, 20), UE (151, 0) → (151, 40) at 2 m/s, 10 obstacles in between.
+        // Polese et al. 2017a §V: eNB (−1, 20), UE (151, 0) → (151, 40) at 2 m/s, 10 obstacles in between.
         let bs = p(-1.0, 20.0);
         let ue = LinearMotion { start: p(151.0, 0.0), velocity: p(0.0, 2.0) };
         let layout = ObstacleLayout {

@@ -3,7 +3,7 @@
 //! Each transport block (TB) occupies one HARQ process from its first transmission until the
 //! transmitter learns that it was decoded or that the last allowed attempt failed. The
 //! receiver's ACK/NACK reaches the transmitter `feedback_delay` after the end of the slot that
-//! carried the attempt (the HARQ round trip; seed 002 uses β = 10 slots). A NACKed TB is sent
+//! carried the attempt (the HARQ round trip; Kim et al. use β = 10 slots). A NACKed TB is sent
 //! again, with priority over new data, in the next slot after its feedback — at the MCS of its
 //! first transmission, as LTE/NR do for non-adaptive retransmissions. With `processes` processes
 //! at most that many TBs can be in flight: if every process waits for feedback, the MAC sends
@@ -17,7 +17,7 @@
 //! at its own SINR. Incremental redundancy (which gains a little more than Chase) is not modelled.
 //! With i.i.d. attempts failing with probability b and no combining, a TB is lost after all
 //! `max_retx + 1` attempts with probability b^(max_retx+1) — the residual loss that RLC AM or TCP
-//! must repair (Polese et al., seed 003 §III: "typically only 3 attempts").
+//! must repair (Polese et al., Polese et al. 2017a §III: "typically only 3 attempts").
 //!
 //! `enabled = false` models "no HARQ": every TB is sent once, and no process limit applies.
 

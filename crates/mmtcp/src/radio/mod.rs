@@ -71,7 +71,7 @@ pub enum SinrChannelConfig {
     /// `{ kind = "onoff", los_sinr_db, nlos_sinr_db, los_duration, nlos_duration }`: LOS/NLOS
     /// blockage, an outage in NLOS unless `nlos_sinr_db` is given.
     Onoff(SinrOnOffConfig),
-    /// IEEE 802.11ad best-beam-pair SNR from received-power traces or seed 001's synthetic
+    /// IEEE 802.11ad best-beam-pair SNR from received-power traces or Drago et al.'s synthetic
     /// indoor scenarios: docs/models/ieee80211ad.md.
     Ieee80211ad(Ieee80211adConfig),
 }

@@ -2,7 +2,7 @@
 //! value and a blocked value (by default an outage, where nothing can be sent).
 //!
 //! The sojourns are those of the rate channel `kind = "onoff"` ([`crate::channel::onoff`]):
-//! fixed (periodic) or exponential with the given means. It serves seed 002 (Kim, Ko, Kim,
+//! fixed (periodic) or exponential with the given means. It serves Kim et al. (Kim, Ko, Kim,
 //! mmPEP, §IV): a mobile that alternates between LOS and NLOS, where "the base station cannot
 //! transmit packets" in NLOS, with LOS = NLOS durations of 0.5–3 s (Fig. 5) and LOS 100 s with
 //! NLOS 1–20 s (Fig. 6), here with the full radio stack beneath TCP (AMC, HARQ, RLC).

@@ -13,11 +13,11 @@
 //!   "Millimeter Wave Channel Modeling and Cellular Capacity Evaluation", IEEE JSAC 32(6), 2014:
 //!   the three-state (outage / LOS / NLOS) link model and the fitted path loss α + 10β·log10(d)
 //!   summarised in their Table I, at 28 and 73 GHz. It is the statistical channel of the ns-3 mmWave module used by
-//!   seeds 003/004 (Polese et al.).
+//!   Polese et al. 2017a/004 (Polese et al.).
 //! - **3GPP TR 38.901** (v16/v17), "Study on channel model for frequencies from 0.5 to 100 GHz":
 //!   path loss and shadowing of Table 7.4.1-1 and LOS probability of Table 7.4.2-1 for the
 //!   UMi-Street Canyon, InH-Office (mixed office) and UMa scenarios. These models have no outage
-//!   state. UMa at 2.1 GHz is what the LTE companion link of seed 003 uses here.
+//!   state. UMa at 2.1 GHz is what the LTE companion link of Polese et al. 2017a use here.
 //!
 //! Distances are in metres, frequencies in Hz, heights in metres, losses in dB.
 
@@ -531,7 +531,7 @@ mod tests {
         assert_eq!(m28.shadowing_std_db(LinkState::Nlos), 8.7);
         assert_eq!(m73.shadowing_std_db(LinkState::Nlos), 7.7);
         assert_eq!(m73.shadowing_std_db(LinkState::Los), 5.8);
-        // The NLOS − LOS gap at 28 GHz, 100 m is 29 dB (seed 004: "can exceed 30 dB").
+        // The NLOS − LOS gap at 28 GHz, 100 m is 29 dB (Polese et al. 2017b: "can exceed 30 dB").
         let gap = m28.path_loss_db(LinkState::Nlos, 100.0) - m28.path_loss_db(LinkState::Los, 100.0);
         assert!(close(gap, 29.0, 1e-9));
     }

@@ -1,8 +1,8 @@
 //! Link reports: what a radio link tells the components that subscribe to it (the
-//! cross-layer proxies of seeds 001 and 002) about its state.
+//! cross-layer proxies of Drago et al. and Kim et al.) about its state.
 //!
 //! A report carries the SINR, the MCS and rate the SINR allows, and the RLC buffer occupancy of
-//! one direction. It is published on every change of the MCS (`mode = "on_change"`; seed 001's
+//! one direction. It is published on every change of the MCS (`mode = "on_change"`; Drago et al.'s
 //! AP reports whenever the bandwidth-delay product changes) or every `period`
 //! (`mode = "periodic"`). Subscribers get reports synchronously at the publication time; a
 //! subscriber that models a signalling delay applies it itself.

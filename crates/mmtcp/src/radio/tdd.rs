@@ -11,14 +11,16 @@
 //!
 //! This is the semi-static TDD configuration of NR (3GPP TS 38.213 §11.1,
 //! `tdd-UL-DL-ConfigurationCommon`: a period of slots, downlink slots first, then flexible, then
-//! uplink) and of seed 002 (Kim et al., PIMRC 2017) Table I, written out slot by slot. Symbol-level
+//! uplink) and of Kim et al. (Kim et al., PIMRC 2017) Table I, written out slot by slot. Symbol-level
 //! splits inside a special slot are not modelled: a special slot carries no data at all.
 //!
 //! The model: a direction's capacity is its MCS rate in its own slots and zero in the others.
 //! The MAC simply skips the slots that are not its own; a HARQ retransmission or an ACK/NACK that
-//! falls due in a foreign slot is acted on in the direction's next own slot. The time-average
-//! capacity of a direction is the MCS rate times its share of the pattern, `own / len`; the
-//! capacity integral and link reports use that average.
+//! falls due in a foreign slot is acted on in the direction's next own slot. The summary's
+//! capacity counts the direction's own slots one by one ([`TddSchedule::own_before`]); the time
+//! series and link reports show the MCS rate times the direction's share of the pattern,
+//! `own / len` ([`TddSchedule::average_rate`]), which has the same time average while the SINR
+//! is steady over a pattern period.
 
 /// Which side of a TDD pattern a radio direction is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +83,9 @@ impl TddPattern {
         let wait = (0..len)
             .map(|i| (0..len).find(|d| self.0[(i + d) % len] == mine).expect("parse ensures one") as u32)
             .collect();
-        TddSchedule { wait, own, len: len as u64 }
+        // before[i]: own slots among phases 0..i.
+        let before = (0..=len).map(|i| self.0[..i].iter().filter(|&&c| c == mine).count() as u32).collect();
+        TddSchedule { wait, before, own, len: len as u64 }
     }
 }
 
@@ -89,6 +93,7 @@ impl TddPattern {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TddSchedule {
     wait: Box<[u32]>,
+    before: Box<[u32]>,
     own: u64,
     len: u64,
 }
@@ -98,6 +103,12 @@ impl TddSchedule {
     #[inline]
     pub fn next_own(&self, k: u64) -> u64 {
         k + self.wait[(k % self.len) as usize] as u64
+    }
+
+    /// How many of the slots 0, 1, …, `k` − 1 belong to this direction.
+    #[inline]
+    pub fn own_before(&self, k: u64) -> u64 {
+        k / self.len * self.own + self.before[(k % self.len) as usize] as u64
     }
 
     /// Whether slot `k` belongs to this direction.
@@ -193,6 +204,19 @@ mod tests {
                 k += 1;
             }
             assert_eq!(count, 10 * own, "{side:?}");
+        }
+    }
+
+    #[test]
+    fn test_own_before_counts_the_own_slots_below_k() {
+        let p = TddPattern::parse("DSUUDCDU").unwrap();
+        for side in [TddSide::Downlink, TddSide::Uplink] {
+            let s = p.schedule(side);
+            let mut count = 0;
+            for k in 0..50 {
+                assert_eq!(s.own_before(k), count, "{side:?} k = {k}");
+                count += u64::from(s.is_own(k));
+            }
         }
     }
 }

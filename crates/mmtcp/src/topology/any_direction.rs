@@ -78,6 +78,23 @@ impl AnyDirection {
         }
     }
 
+    /// The share of the direction's capacity it used, in [0, 1]: wired, bits sent ÷ ∫ rate dt;
+    /// radio, the capacity its transport blocks occupied ÷ the capacity of its own slots
+    /// ([`RadioDirection::utilisation`]). 0 when the capacity was 0.
+    pub fn utilisation(&self) -> f64 {
+        match self {
+            AnyDirection::Wired(d) => {
+                let capacity = d.stats.capacity_bits();
+                if capacity > 0.0 {
+                    d.stats.bytes_sent as f64 * 8.0 / capacity
+                } else {
+                    0.0
+                }
+            }
+            AnyDirection::Radio(r) => r.utilisation(),
+        }
+    }
+
     /// Bytes this direction has carried to its far end (wired: serialised; radio: SDUs the RLC
     /// receiver delivered), for the throughput time series.
     pub fn carried_bytes(&self) -> u64 {

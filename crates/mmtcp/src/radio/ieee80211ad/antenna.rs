@@ -1,4 +1,4 @@
-//! The antennas of seed 001 (§IV): TX horn 20 dBi, half-power beamwidths 15° in azimuth
+//! The antennas of Drago et al. (§IV): TX horn 20 dBi, half-power beamwidths 15° in azimuth
 //! (H-plane) and 14° in elevation (E-plane); RX patch array 17 dBi, 11° azimuth, 24° elevation.
 //! Pattern G − min(12·(Δaz/θaz)² + 12·(Δel/θel)², 25 dB) (the parabolic main lobe of 3GPP
 //! TR 38.901 Table 7.3-1 with a 25 dB floor), boresight horizontal, beams steered in azimuth.
@@ -13,7 +13,7 @@ pub(super) struct Antenna {
     hpbw_el_deg: f64,
 }
 
-/// Seed 001 §IV: the TX horn and the RX patch array.
+/// Drago et al. §IV: the TX horn and the RX patch array.
 pub(super) const TX_ANTENNA: Antenna = Antenna { gain_dbi: 20.0, hpbw_az_deg: 15.0, hpbw_el_deg: 14.0 };
 pub(super) const RX_ANTENNA: Antenna = Antenna { gain_dbi: 17.0, hpbw_az_deg: 11.0, hpbw_el_deg: 24.0 };
 

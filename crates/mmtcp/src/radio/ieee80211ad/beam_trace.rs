@@ -1,4 +1,4 @@
-//! Traces of measured received powers per beam pair, the form of seed 001's measurements (§IV),
+//! Traces of measured received powers per beam pair, the form of Drago et al.'s measurements (§IV),
 //! `source = { kind = "trace", file }`: long csv format, one row per measured pair,
 //! `time,tx_deg,rx_deg,power_dbm`; rows of one time are contiguous, times are non-decreasing and
 //! start at 0; a time is bare seconds or a time with a unit, a power is dBm or `-inf`; pairs not

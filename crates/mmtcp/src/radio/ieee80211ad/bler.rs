@@ -1,8 +1,8 @@
-//! The block error rate of the SC MCSs (seed 001 §IV-A, eq. 4):
+//! The block error rate of the SC MCSs (Drago et al. §IV-A, eq. 4):
 //! BLER = ½·[1 − erf((MMIB − X₁)/(√2·X₂))] = Q((MMIB − X₁)/X₂), the MMIB of the MCS's modulation
 //! taken at the MER, X₁ and X₂ per MCS.
 //!
-//! Seed 001 takes X₁, X₂ from the MiWEBA D4.1 simulator specification, whose tables are not
+//! Drago et al. take X₁, X₂ from the MiWEBA D4.1 simulator specification, whose tables are not
 //! available to us. They are *fitted* here to the receiver sensitivities of the standard
 //! (IEEE 802.11ad-2012 Table 21-3, = IEEE 802.11-2016 Table 20-3; the MER each requires is in
 //! `mcs_table.rs`). The BLER curve must pass 1 % at that MER and 50 % at `waterfall_db` (default
@@ -20,7 +20,7 @@ use super::mmib::mmib;
 use super::power::from_db;
 use crate::radio::gaussian::{gaussian_tail, gaussian_tail_inverse};
 
-/// The BLER model of the 12 SC MCSs: X₁ and X₂ per MCS (seed 001 eq. 4).
+/// The BLER model of the 12 SC MCSs: X₁ and X₂ per MCS (Drago et al. eq. 4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScBlerModel {
     x1: [f64; 12],

@@ -5,7 +5,7 @@
 //! that edge (the path unfolded at its crossing with the blocker's plane) and the sign + when the
 //! screen covers the path on that edge's side. The attenuation thus rises smoothly as the blocker
 //! enters the first Fresnel zone and reaches 17–19 dB with the path at the centre of the default
-//! blockers of seed 001's scenarios (seed 001 cites 15–35 dB for a human body).
+//! blockers of Drago et al.'s scenarios (Drago et al. cite 15–35 dB for a human body).
 
 use super::room::PathGeometry;
 use std::f64::consts::PI;

@@ -1,8 +1,8 @@
-//! The SINR process of `kind = "ieee80211ad"`: the SNR of the best TX/RX beam pair (seed 001
+//! The SINR process of `kind = "ieee80211ad"`: the SNR of the best TX/RX beam pair (Drago et al.
 //! §III, §IV: at each time the best of the 7 × 7 pairs is used), SNR = P − P_noise with
 //! P_noise = −174 + 10·log10(B) dBm over the link's bandwidth (eq. 1; −87.01 dBm at 500 MHz) plus
 //! an optional noise figure. The powers come from a trace (`beam_trace.rs`; the SNR changes at
-//! the trace's times) or from the synthetic generator of seed 001's two scenarios
+//! the trace's times) or from the synthetic generator of Drago et al.'s two scenarios
 //! (`synthetic.rs`; one sample every `interval`, each pair's power varied by an independent
 //! Gaussian `jitter_db` drawn from the link's random stream).
 

@@ -1,7 +1,7 @@
 //! The `[link.radio.channel]` table with `kind = "ieee80211ad"` (its keys:
 //! docs/models/ieee80211ad.md): where the received powers per beam pair come from — a trace of
-//! measured powers, or the synthetic generator of seed 001's measurement scenarios A and B (§IV)
-//! with its per-scenario defaults — and the receiver noise figure added to seed 001's thermal
+//! measured powers, or the synthetic generator of Drago et al.'s measurement scenarios A and B (§IV)
+//! with its per-scenario defaults — and the receiver noise figure added to Drago et al.'s thermal
 //! noise (eq. 1).
 
 use crate::sim::Duration;
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub struct Ieee80211adConfig {
     /// Where the per-beam-pair received powers come from (required).
     pub source: BeamSource,
-    /// Receiver noise figure added to the thermal noise, dB, ≥ 0. Default 0: seed 001's eq. (1)
+    /// Receiver noise figure added to the thermal noise, dB, ≥ 0. Default 0: Drago et al.'s eq. (1)
     /// has none (the demodulator's losses are in the AMC's Δ).
     #[serde(default)]
     pub noise_figure_db: f64,
@@ -42,7 +42,7 @@ pub struct BeamTraceConfig {
     pub repeat: bool,
 }
 
-/// Seed 001's measurement scenarios.
+/// Drago et al.'s measurement scenarios.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scenario {
@@ -83,7 +83,7 @@ pub struct SyntheticConfig {
     /// Depth of a blockage, dB, ≥ 0: the blocker's loss on a path that crosses its centre. The
     /// knife-edge profile (`blockage.rs`) is scaled so that the LOS, with the blocker centred on
     /// it, loses exactly this much; every path is scaled alike. Default: unscaled (the knife
-    /// edge's own depth, A 17.5 dB, B 18.5 dB). Seed 001 §I cites 15–35 dB for the human body.
+    /// edge's own depth, A 17.5 dB, B 18.5 dB). Drago et al. §I cites 15–35 dB for the human body.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blockage_db: Option<f64>,
     /// Reflection loss of every wall, dB, ≥ 0, in place of the per-scenario table (`room.rs`).

@@ -1,4 +1,4 @@
-//! A stand-in for seed 000's measured 802.11ad channels (COTAG, §5.2.2): two access points, AP1
+//! A stand-in for Wu et al.'s measured 802.11ad channels (COTAG, §5.2.2): two access points, AP1
 //! and AP2, serve one user who carries two devices, D1 (associated with AP1) and D2 (with AP2),
 //! and moves between random spots along a line. Each AP's link runs this module's chain:
 //!
@@ -7,11 +7,11 @@
 //!   ─► per AP, per beam pair: Σ over paths (LOS + floor, ceiling, four walls; image method)
 //!        Pt + G_AP(beam) + G_dev(beam) − 20·log10(4π·L/λ) − reflection loss      (room.rs)
 //!   ─► + N(0, jitter²) dB per pair and sample ─► best pair ─► SNR = P − P_noise(500 MHz)
-//!   ─► AMC table ieee80211ad_sc at the target BLER ─► rate = SE × 500 MHz (seed 001 §IV-B)
+//!   ─► AMC table ieee80211ad_sc at the target BLER ─► rate = SE × 500 MHz (Drago et al. §IV-B)
 //!   ─► both traces × one factor: mean(rate₁ + rate₂) over time = mean_total_rate (§5.2.3)
 //! ```
 //!
-//! Stated by seed 000 §5.2.2: line-of-sight distance ≈ 2 m between the APs and the user; D1 and
+//! Stated by Wu et al. §5.2.2: line-of-sight distance ≈ 2 m between the APs and the user; D1 and
 //! D2 move together up to 1 m to the right or left of the centre; the distances to the APs vary
 //! between 1.5 and 2.8 m; distance, angle of arrival and multipath change the link quality;
 //! measurements at different locations. §5.2.3: "the average total bandwidth is 1.3 Gbps".
@@ -21,13 +21,13 @@
 //! of AP1's distance, √((a − 1)² + b²) = 1.5 m and √((a + 1)² + b²) = 2.8 m, give
 //! 4a = 2.8² − 1.5², a = 1.3975 m, and b = √(1.5² − (a − 1)²) = 1.446 m; rounded to the centimetre,
 //! AP1 at (−1.40, 1.45) m and AP2 at (1.40, 1.45) m: distances 1.504 … 2.804 m, and 2.016 m at the
-//! centre (the seed's "approximately 2 meters", which the derivation does not use, comes out). AP2's distance is
+//! centre (the paper's "approximately 2 meters", which the derivation does not use, comes out). AP2's distance is
 //! AP1's mirror image: moving left nearer AP1 is moving farther from AP2 (§5.1's negative
 //! correlation). Each AP's boresight points at the user's centre; each device faces its own AP
 //! from the centre and keeps that orientation unless `rotation_deg` turns the user, so the arrival
 //! angle moves by −28.6° … +14.9° off boresight over the travel — inside the ±30° beam range.
 //!
-//! Ours (assumed, every value documented in docs/models/ieee80211ad.md): antennas of seed 001's
+//! Ours (assumed, every value documented in docs/models/ieee80211ad.md): antennas of Drago et al.'s
 //! model (AP: horn, device: patch array, `antenna.rs`), all at 1 m above the floor; ceiling
 //! 2.7 m; side walls 1 m beyond the farthest AP or travel end, front wall 1 m behind the APs,
 //! back wall 1.5 m behind the user's line, every surface losing `reflection_loss_db`; the walk
@@ -56,7 +56,7 @@ const CEILING_HEIGHT: f64 = 2.7;
 const WALL_MARGIN: f64 = 1.0;
 /// Distance of the back wall behind the user's line, m (assumed).
 const BACK_WALL: f64 = 1.5;
-/// Noise bandwidth and rate multiplier, Hz: seed 001 §IV-B takes rate = SE × 500 MHz (`amc.rs`).
+/// Noise bandwidth and rate multiplier, Hz: Drago et al. §IV-B takes rate = SE × 500 MHz (`amc.rs`).
 const BANDWIDTH_HZ: f64 = 500e6;
 /// Most samples a trace may have (10⁷: 28 h at 10 ms), to bound memory.
 const MAX_SAMPLES: u64 = 10_000_000;
@@ -70,7 +70,7 @@ pub struct DualApConfig {
     pub ap1: [f64; 2],
     /// AP2's position, [x, y] m, y > 0. Default [1.40, 1.45].
     pub ap2: [f64; 2],
-    /// The user walks along x ∈ [−travel, travel], m, > 0. Default 1 (seed 000 §5.2.2).
+    /// The user walks along x ∈ [−travel, travel], m, > 0. Default 1 (Wu et al. §5.2.2).
     pub travel: f64,
     /// Walking speed between spots, m/s, > 0. Default 0.5 (ours: a slow walk carrying devices).
     pub speed: f64,
@@ -78,7 +78,7 @@ pub struct DualApConfig {
     pub dwell_min: Time,
     pub dwell_max: Time,
     /// At each new spot the user faces a heading uniform in ±rotation_deg about the initial one,
-    /// turning linearly while walking there, degrees in [0, 180]. Default 0 (seed 000 §5.2.2
+    /// turning linearly while walking there, degrees in [0, 180]. Default 0 (Wu et al. §5.2.2
     /// moves the devices without turning them).
     pub rotation_deg: f64,
     /// Length of the traces, a whole number of intervals. Default 120 s.
@@ -99,7 +99,7 @@ pub struct DualApConfig {
     /// Carrier frequency. Default 60.48 GHz (802.11ad channel 2).
     pub frequency: Frequency,
     /// Time-average of the sum of the two rates after scaling, or the PHY rates unscaled.
-    /// Default 1.3 Gbit/s (seed 000 §5.2.3).
+    /// Default 1.3 Gbit/s (Wu et al. §5.2.3).
     pub mean_total_rate: TotalRate,
     /// Seed of the walk and the jitter. Default 1.
     pub seed: u64,
@@ -204,7 +204,7 @@ impl DualApTraces {
     pub fn csv(&self, ap: usize) -> String {
         let rates = &self.rates_bps[ap];
         let mut text = format!(
-            "# AP{} of mmtcp's stand-in for seed 000's measured 802.11ad links, written by\n\
+            "# AP{} of mmtcp's stand-in for Wu et al.'s measured 802.11ad links, written by\n\
              # `mmtcp ieee80211ad-dual-trace` (docs/models/ieee80211ad.md): generated, not measured.\n\
              time,rate\n",
             ap + 1

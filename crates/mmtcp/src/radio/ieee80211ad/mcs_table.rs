@@ -3,14 +3,14 @@
 //! Table 21-3 (= IEEE 802.11-2016 Table 20-3) and the MER each sensitivity implies.
 //!
 //! Spectral efficiency = bits per symbol × code rate ÷ repetition, 0.25 (MCS 1, π/2-BPSK ½
-//! repeated twice) … 3.0 (MCS 12, π/2-16-QAM ¾); seed 001 multiplies it by 500 MHz (MCS 12:
+//! repeated twice) … 3.0 (MCS 12, π/2-16-QAM ¾); Drago et al. multiply it by 500 MHz (MCS 12:
 //! 1.5 Gbit/s).
 //!
 //! A sensitivity S is the minimum input level for a packet error rate below 1 % with 4096-octet
 //! PSDUs, stated for a 10 dB noise figure and 5 dB implementation loss. For each MCS the required
 //! MER is `S − (−174 + 10·log10(1.76 GHz) + 10) − 5` dB, the noise taken over the SC symbol rate
 //! so that the MER is Es/N0 (MCS 1: −1.46 dB … MCS 12: 13.54 dB); the implementation loss is
-//! removed because Δ (seed 001 eq. 3, the AMC's `mer_offset_db`) already models the receiver.
+//! removed because Δ (Drago et al. eq. 3, the AMC's `mer_offset_db`) already models the receiver.
 
 use super::power::thermal_noise_dbm;
 

@@ -1,5 +1,5 @@
 //! Mean mutual information per coded bit (MMIB) of the SC modulations: the quality measure that
-//! seed 001's BLER mapping (§IV-A, eq. 4) takes at the MER.
+//! Drago et al.'s BLER mapping (§IV-A, eq. 4) takes at the MER.
 //!
 //! The approximations of the IEEE 802.16m Evaluation Methodology Document (IEEE 802.16m-08/004r5,
 //! §4.3.2.1): the function J(x) of eq. (52) — the mutual information of a bit whose

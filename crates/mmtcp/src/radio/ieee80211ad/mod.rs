@@ -1,4 +1,4 @@
-//! IEEE 802.11ad at 60 GHz as seed 001 (Drago et al., "QoS Provisioning in 60 GHz Communications
+//! IEEE 802.11ad at 60 GHz as Drago et al. (Drago et al., "QoS Provisioning in 60 GHz Communications
 //! by Physical and Transport Layer Coordination", IEEE MASS 2019) models it: a channel of
 //! per-beam-pair received powers whose best pair gives the SNR (§III, §IV), and the
 //! link-to-system mapping (LSM) of the single-carrier (SC) MCSs that turns an SNR into a block
@@ -22,11 +22,11 @@
 //! * `channel`: [`Ieee80211adChannel`], the SINR process: the SNR of the best beam pair.
 //! * `beam_pairs`: the 7 × 7 TX/RX beam pairs.
 //! * `beam_trace`: traces of measured received powers per beam pair.
-//! * `synthetic`: [`SyntheticChannel`], the generator of seed 001's scenarios A and B, over
+//! * `synthetic`: [`SyntheticChannel`], the generator of Drago et al.'s scenarios A and B, over
 //!   `room` (the propagation paths), `antenna` (the antenna patterns) and `blockage` (the
 //!   blocker's knife-edge loss).
 //! * `dual_ap`: [`generate_dual_ap`], two rate traces of a user walking between two APs, the
-//!   stand-in for seed 000's (COTAG's) measured 802.11ad links.
+//!   stand-in for Wu et al.'s (COTAG's) measured 802.11ad links.
 //!
 //! Δ is applied by the AMC (`radio::amc`, `mer_offset_db`), which also picks the MCS.
 

@@ -1,8 +1,8 @@
-//! Power levels: the thermal noise power of seed 001 eq. (1), P_noise = −174 + 10·log10(B) dBm
-//! (−87.01 dBm over the seed's 500 MHz), and the dB → linear conversion that the MMIB (of a MER)
+//! Power levels: the thermal noise power of Drago et al. eq. (1), P_noise = −174 + 10·log10(B) dBm
+//! (−87.01 dBm over the paper's 500 MHz), and the dB → linear conversion that the MMIB (of a MER)
 //! and the synthetic channel (of powers and losses) need.
 
-/// Thermal noise power over `bandwidth_hz` at −174 dBm/Hz, dBm (seed 001 eq. 1).
+/// Thermal noise power over `bandwidth_hz` at −174 dBm/Hz, dBm (Drago et al. eq. 1).
 pub fn thermal_noise_dbm(bandwidth_hz: f64) -> f64 {
     -174.0 + 10.0 * libm::log10(bandwidth_hz)
 }

@@ -1,9 +1,9 @@
-//! The rooms of seed 001's scenarios A and B (§IV) and their propagation paths. TX at x = 0, RX
+//! The rooms of Drago et al.'s scenarios A and B (§IV) and their propagation paths. TX at x = 0, RX
 //! at x = d, both facing each other along x; side reflectors are walls parallel to the link.
 //! Paths: the LOS and one first-order reflection off each wall (image method). Per path and beam
 //! pair: free-space loss 20·log10(4π·L·f/c) over the unfolded 3-D length L (f = 60.48 GHz,
 //! 802.11ad channel 2, unless configured), the wall's reflection loss, and the antenna gains of
-//! the pair (`antenna.rs`). Link lengths and heights are stated by seed 001; wall positions and
+//! the pair (`antenna.rs`). Link lengths and heights are stated by Drago et al.; wall positions and
 //! losses are assumed (the table in `synthetic.rs`). Not modelled: floor/ceiling reflections,
 //! oxygen absorption (≈ 0.05 dB over 3.5 m).
 

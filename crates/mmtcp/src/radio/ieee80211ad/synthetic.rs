@@ -1,4 +1,4 @@
-//! The synthetic generator of seed 001's two measurement scenarios (§IV),
+//! The synthetic generator of Drago et al.'s two measurement scenarios (§IV),
 //! `source = { kind = "synthetic", scenario = "a" | "b" }`: the received power of every beam pair
 //! over the paths of a room (`room.rs`, `antenna.rs`; powers add over paths in mW, no phases: a
 //! power average over small-scale fading) while a blocker walks back and forth across the link
@@ -12,20 +12,20 @@
 //! | motion | 0.2 m/s in 0.2 m steps, interpolated | 0.1 m/s, continuous |
 //! | TX power (default) | −22 dBm | −10 dBm |
 //!
-//! Stated by seed 001: distances, heights, 0.2 m steps (A), 1.9 m manikin at 0.1 m/s (B), rich
+//! Stated by Drago et al.: distances, heights, 0.2 m steps (A), 1.9 m manikin at 0.1 m/s (B), rich
 //! reflections in A, antenna gains and beamwidths. Assumed: wall positions and losses, blocker
 //! widths, the trolley's height and speed, the transmit powers (chosen so that the unblocked
 //! SNR is 24–27 dB, MCS 12 with a few dB to spare, and blockage moves the link down the MCS
-//! range as the seed's Fig. 6a shows). Scenario A's blocker moves in 0.2 m steps like the
+//! range as the paper's Fig. 6a shows). Scenario A's blocker moves in 0.2 m steps like the
 //! measurement, and the per-path blockage (dB) is interpolated linearly in time between steps,
 //! as the seed interpolates its measurements. Each sample (every `interval`, default 10 ms) adds
 //! an independent Gaussian variation of `jitter_db` (default 0.3 dB) to every pair's power, drawn
 //! from the link's random stream (by the SINR process, `channel.rs`). Not modelled: the blocker
 //! as a reflector, small-scale fading.
 //!
-//! Two keys move the depths the geometry gives, for the readings the seed leaves open:
+//! Two keys move the depths the geometry gives, for the readings the paper leaves open:
 //! `blockage_db` scales every path's knife-edge loss by one factor so that the LOS, with the
-//! blocker centred on it, loses exactly that many dB (seed 001 §I: 15 dB for a hand [12] to 35 dB
+//! blocker centred on it, loses exactly that many dB (Drago et al. §I: 15 dB for a hand [12] to 35 dB
 //! for a whole body [13]; the knife edge alone gives 17.5 / 18.5 dB), and `reflection_loss_db`
 //! replaces every wall's reflection loss (docs/models/ieee80211ad.md gives the range a 60 GHz
 //! reflection spans). With both deep enough no pair clears the lowest MCS while the blocker

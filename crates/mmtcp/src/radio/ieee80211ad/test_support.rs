@@ -1,5 +1,5 @@
 //! What the tests of the 802.11ad files share: the radio context of a link (500 MHz), the SINR
-//! process of a synthetic configuration, and seed 001's scenarios without the random variation.
+//! process of a synthetic configuration, and Drago et al.'s scenarios without the random variation.
 
 use super::channel::Ieee80211adChannel;
 use super::config::{BeamSource, Ieee80211adConfig, Scenario, SyntheticConfig};

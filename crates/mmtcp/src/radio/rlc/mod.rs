@@ -135,7 +135,7 @@ pub struct RlcConfig {
     /// `"tm"`, `"um"` or `"am"`. Default `"am"`.
     pub mode: RlcMode,
     /// Bytes of new SDUs awaiting their first transmission (retransmissions are not counted).
-    /// Default `"20MB"`, the larger of the two RLC buffers of seed 003 §V (2 MB and 20 MB).
+    /// Default `"20MB"`, the larger of the two RLC buffers of Polese et al. 2017a §V (2 MB and 20 MB).
     pub buffer: Bytes,
     /// `"droptail"` or `"codel"`. Default `"droptail"`.
     pub policy: BufferPolicy,
@@ -155,7 +155,7 @@ pub struct RlcConfig {
     /// after a poll before polling again with a retransmission. Default `"10ms"` (NR ms10).
     pub t_poll_retransmit: Time,
     /// t-StatusProhibit (AM, 38.322 §7.3): the least time between two STATUS reports. Default
-    /// `"1ms"`, as the example scenarios of the ns-3 mmWave module (seed 003's simulator) set.
+    /// `"1ms"`, as the example scenarios of the ns-3 mmWave module (Polese et al. 2017a's simulator) set.
     pub t_status_prohibit: Time,
     /// pollPDU (AM, 38.322 §7.4): poll after this many new AMD PDUs. Default 64 (NR p64).
     pub poll_pdu: u32,
