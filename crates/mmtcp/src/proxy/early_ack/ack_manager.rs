@@ -203,7 +203,7 @@ impl AckManager {
         if seg.end <= f.ack_point || f.above.covers(seg) {
             // Held or delivered already: don't cache twice, tell the server again.
             if seg.start >= f.ack_point {
-                f.remember(seg.start);
+                f.recent.remember(seg.start);
             }
             self.stats.duplicate_segments += 1;
             ctx.packets.free(id);
@@ -239,7 +239,7 @@ impl AckManager {
             Self::absorb(f);
         } else {
             f.above.insert(seg);
-            f.remember(seg.start);
+            f.recent.remember(seg.start);
         }
         if self.p.hold.any() {
             f.held.push_back(id);

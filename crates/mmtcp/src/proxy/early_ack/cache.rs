@@ -11,12 +11,9 @@ use crate::net::{SackBlocks, SeqRange, NO_ECHO};
 use crate::proxy::env::FlowInfo;
 use crate::sim::{SimTime, Timer};
 use crate::transport::tcp::rto::RttEstimator;
+use crate::transport::tcp::sack_order::RecentPositions;
 use crate::transport::tcp::RtoRule;
 use std::collections::VecDeque;
-
-/// How many recently received positions above `A` are remembered to choose and order the SACK
-/// blocks of early ACKs (as the TCP receiver does).
-pub(super) const RECENT: usize = 8;
 
 /// One cached segment.
 #[derive(Clone, Copy, Debug)]
@@ -80,8 +77,7 @@ pub(super) struct FlowCache {
     pub(super) above: RangeSet,
     /// Positions of the segments cached above `ack_point` most recently received (duplicates
     /// included), most recent first: the order of the SACK blocks (RFC 2018 §4).
-    pub(super) recent: [u64; RECENT],
-    pub(super) n_recent: usize,
+    pub(super) recent: RecentPositions,
     /// Ranges above `una` the mobile has SACKed.
     pub(super) sacked: RangeSet,
     /// One past the highest byte received from the server.
@@ -125,8 +121,7 @@ impl FlowCache {
             una: 0,
             ack_point: 0,
             above: RangeSet::default(),
-            recent: [0; RECENT],
-            n_recent: 0,
+            recent: RecentPositions::default(),
             sacked: RangeSet::default(),
             high_rx: 0,
             high_fwd: 0,
@@ -145,38 +140,12 @@ impl FlowCache {
         }
     }
 
-    /// Moves `seq` to the front of the recency list (dropping the oldest entry when full).
-    pub(super) fn remember(&mut self, seq: u64) {
-        let n = self.n_recent;
-        let pos = match self.recent[..n].iter().position(|&s| s == seq) {
-            Some(p) => p,
-            None if n < RECENT => {
-                self.n_recent = n + 1;
-                n
-            }
-            None => RECENT - 1,
-        };
-        self.recent.copy_within(0..pos, 1);
-        self.recent[0] = seq;
-    }
-
     /// The SACK blocks of an early ACK (RFC 2018 §4): the cached range holding the most recently
     /// received segment above `A` first (the segment that triggered the ACK, unless it moved
     /// `A`), then the ranges of the other recently received segments, most recent first, each
     /// once, up to `max_sack_blocks`. Ranges `A` has absorbed are no longer reported.
     pub(super) fn sack_blocks(&self) -> SackBlocks {
-        let mut blocks = SackBlocks::default();
-        for &seq in &self.recent[..self.n_recent] {
-            if blocks.len() >= self.max_sack_blocks {
-                break;
-            }
-            if let Some(block) = self.above.containing(seq) {
-                if !blocks.as_slice().contains(&block) {
-                    blocks.push(block);
-                }
-            }
-        }
-        blocks
+        self.recent.blocks(self.max_sack_blocks, |seq| self.above.containing(seq))
     }
 
     /// Index of the first cached segment that ends after `seq`.

@@ -30,6 +30,7 @@ pub mod intervals;
 pub mod profile;
 pub mod receiver;
 pub mod rto;
+pub mod sack_order;
 pub mod scoreboard;
 pub mod sender;
 

@@ -23,6 +23,7 @@
 //! capacity, so loss recovery allocates nothing per segment once they have grown.
 
 use super::intervals::IntervalSet;
+use super::sack_order::RecentPositions;
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
@@ -31,9 +32,6 @@ use crate::net::{
 };
 use crate::sim::{Duration, SimTime, Timer};
 use std::collections::VecDeque;
-
-/// How many recently received out-of-order positions are remembered to order SACK blocks.
-const RECENT: usize = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Handshake {
@@ -84,8 +82,7 @@ pub struct TcpReceiver {
     /// starts distinct.
     ooo_segments: VecDeque<(u64, SimTime)>,
     /// Positions of recently received out-of-order segments, most recent first.
-    recent: [u64; RECENT],
-    n_recent: usize,
+    recent: RecentPositions,
     /// Full-sized segments received since the last ACK.
     unacked_segments: u32,
     delack_timer: Timer,
@@ -130,8 +127,7 @@ impl TcpReceiver {
             rcv_nxt: 0,
             ooo: IntervalSet::new(),
             ooo_segments: VecDeque::new(),
-            recent: [0; RECENT],
-            n_recent: 0,
+            recent: RecentPositions::default(),
             unacked_segments: 0,
             delack_timer: Timer::default(),
             syn_timer: Timer::default(),
@@ -281,7 +277,7 @@ impl TcpReceiver {
                 self.ooo_segments.insert(i, (seg.start, pkt.first_sent_at()));
             }
         }
-        self.remember(seg.start);
+        self.recent.remember(seg.start);
         self.send_ack(ctx);
     }
 
@@ -327,21 +323,6 @@ impl TcpReceiver {
         }
     }
 
-    /// Moves `seq` to the front of the recency list (dropping the oldest entry when full).
-    fn remember(&mut self, seq: u64) {
-        let n = self.n_recent;
-        let pos = match self.recent[..n].iter().position(|&s| s == seq) {
-            Some(p) => p,
-            None if n < RECENT => {
-                self.n_recent = n + 1;
-                n
-            }
-            None => RECENT - 1,
-        };
-        self.recent.copy_within(0..pos, 1);
-        self.recent[0] = seq;
-    }
-
     /// A timer of this receiver fired.
     pub fn on_timer(&mut self, ctx: &mut TcpCtx, timer: TcpTimer) {
         match timer {
@@ -366,23 +347,12 @@ impl TcpReceiver {
     }
 
     fn sack_blocks(&self) -> SackBlocks {
-        let mut blocks = SackBlocks::default();
         if self.ooo.is_empty() {
             // Nothing is held out of order: no block to report, whatever positions are remembered
             // (RFC 2018 §3: a block is data received above a hole).
-            return blocks;
+            return SackBlocks::default();
         }
-        for &seq in &self.recent[..self.n_recent] {
-            if blocks.len() >= self.max_sack_blocks {
-                break;
-            }
-            if let Some(block) = self.ooo.containing(seq) {
-                if !blocks.as_slice().contains(&block) {
-                    blocks.push(block);
-                }
-            }
-        }
-        blocks
+        self.recent.blocks(self.max_sack_blocks, |seq| self.ooo.containing(seq))
     }
 
     fn send_ack(&mut self, ctx: &mut TcpCtx) {
