@@ -482,6 +482,19 @@ fn a_time_series_over_its_memory_cap() {
 }
 
 #[test]
+fn a_long_run_of_many_flows_is_refused_before_it_reserves_its_time_series() {
+    // Issue 15, item 5: 10 flows for 10^6 s sampled every 100 ms validated, then reserved 6 GB
+    // up front and aborted the process. With the default cap (1 GiB) it is an input error.
+    let flows: String = (0..10).map(|_| "[[flow]]\nfrom = \"server\"\nto = \"ue\"\n").collect();
+    let base = BASE.split("[[flow]]").next().expect("BASE has nodes and a link first");
+    let text =
+        format!("[simulation]\nduration = \"1000000s\"\n[metrics]\ninterval = \"100ms\"\n{base}{flows}");
+    let e = check(&text);
+    assert_eq!(e.field, "metrics.series_memory", "{e}");
+    assert!(e.message.contains("x 10000000 rows"), "{e}");
+}
+
+#[test]
 fn a_receive_buffer_larger_than_tcp_can_advertise() {
     let text = BASE.replace("to = \"ue\"", "to = \"ue\"\ntransport = { receive_buffer = \"2GiB\" }");
     let e = check(&text);
