@@ -67,6 +67,22 @@ def error_bars(
     return [b[0] for b in bars], [[b[1] for b in bars], [b[2] for b in bars]]
 
 
+def split_by(
+    points: Sequence[Mapping[str, Any]], *keys: str
+) -> list[tuple[tuple[Any, ...], list[Mapping[str, Any]]]]:
+    """The points grouped by the values of the override `keys` (one figure per reading, say):
+    `(values, points)` pairs in the order of the values.
+
+    >>> points = [{"overrides": {"rate": "2G", "p": 0.1}}, {"overrides": {"rate": "1G", "p": 0.1}}]
+    >>> [(values, len(group)) for values, group in split_by(points, "rate", "p")]
+    [(('1G', 0.1), 1), (('2G', 0.1), 1)]
+    """
+    groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
+    for point in points:
+        groups.setdefault(tuple(point["overrides"][k] for k in keys), []).append(point)
+    return sorted(groups.items(), key=lambda item: item[0])
+
+
 def interval_label(points: Sequence[Mapping[str, Any]]) -> str:
     """What the error bars show, for a title: `mean and 95 % CI over 10 seeds`, or `mean and
     min..max over 2 seeds`.

@@ -11,7 +11,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from mmtcp.figures import grouped_bars, interval_label, paper_line, wrapped_title
+from mmtcp.figures import grouped_bars, interval_label, paper_line, split_by, wrapped_title
 
 STYLES = {
     "cubic": ("TCP CUBIC (sprayed)", "tab:orange"),
@@ -30,12 +30,8 @@ def _pair(o: dict[str, Any]) -> str:
 
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws one figure per (rate, p) reading into `out_dir` and returns their paths."""
-    readings = sorted({(p["overrides"]["rate"], p["overrides"]["p"]) for p in points})
     paths = []
-    for rate, p_value in readings:
-        mine = [
-            p for p in points if (p["overrides"]["rate"], p["overrides"]["p"]) == (rate, p_value)
-        ]
+    for (rate, p_value), mine in split_by(points, "rate", "p"):
         correlations = [
             c for c in CORRELATIONS if any(p["overrides"]["correlation"] == c for p in mine)
         ]

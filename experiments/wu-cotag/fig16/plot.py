@@ -10,7 +10,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from mmtcp.figures import grouped_bars, interval_label, wrapped_title
+from mmtcp.figures import grouped_bars, interval_label, split_by, wrapped_title
 
 STYLES = {
     "cubic": ("TCP CUBIC (sprayed)", "tab:orange"),
@@ -26,12 +26,8 @@ def _pair(o: dict[str, Any]) -> str:
 
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws one figure per (rate, p) reading into `out_dir` and returns their paths."""
-    readings = sorted({(p["overrides"]["rate"], p["overrides"]["p"]) for p in points})
     paths = []
-    for rate, p_value in readings:
-        mine = [
-            p for p in points if (p["overrides"]["rate"], p["overrides"]["p"]) == (rate, p_value)
-        ]
+    for (rate, p_value), mine in split_by(points, "rate", "p"):
         groups = len({_pair(p["overrides"]) for p in mine})
         figure = Figure(figsize=(max(6, 1.6 * groups), 4.8), layout="constrained")
         axes = figure.subplots()

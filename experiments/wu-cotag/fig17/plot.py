@@ -9,7 +9,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from mmtcp.figures import error_bar, interval_label, wrapped_title
+from mmtcp.figures import error_bar, interval_label, split_by, wrapped_title
 
 SCHEMES = {"cubic": "TCP CUBIC (sprayed)", "mptcp": "MP-TCP (LIA)", "cotag": "COTAG"}
 COLOURS = {"cubic": "tab:orange", "mptcp": "tab:green", "cotag": "tab:blue"}
@@ -23,12 +23,8 @@ def _ms(text: str) -> float:
 
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws one figure per (rate, p) reading into `out_dir` and returns their paths."""
-    readings = sorted({(p["overrides"]["rate"], p["overrides"]["p"]) for p in points})
     paths = []
-    for rate, p_value in readings:
-        mine = [
-            p for p in points if (p["overrides"]["rate"], p["overrides"]["p"]) == (rate, p_value)
-        ]
+    for (rate, p_value), mine in split_by(points, "rate", "p"):
         figure = Figure(figsize=(7, 4.8), layout="constrained")
         axes = figure.subplots()
         for scheme in SCHEMES:
