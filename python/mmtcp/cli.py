@@ -192,15 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write Drago et al.'s synthetic 802.11ad beam-pair trace as CSV",
     )
     p.add_argument("trace_scenario", choices=["a", "b"], help="a: trolley; b: human-like blocker")
-    p.add_argument(
-        "--set",
-        dest="trace_keys",
-        action="append",
-        default=[],
-        type=_override,
-        metavar="KEY=VALUE",
-        help="a key of the synthetic source, e.g. --set speed=0.2 (docs/models/ieee80211ad.md)",
-    )
+    _add_trace_keys_option(p, "a key of the synthetic source, e.g. --set speed=0.2")
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(handler=_cmd_ieee80211ad_trace)
 
@@ -215,15 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PREFIX",
         help="write PREFIX-ap1.csv and PREFIX-ap2.csv",
     )
-    p.add_argument(
-        "--set",
-        dest="trace_keys",
-        action="append",
-        default=[],
-        type=_override,
-        metavar="KEY=VALUE",
-        help="a key of the generator, e.g. --set duration=60s (docs/models/ieee80211ad.md)",
-    )
+    _add_trace_keys_option(p, "a key of the generator, e.g. --set duration=60s")
     p.set_defaults(handler=_cmd_ieee80211ad_dual_trace)
 
     p = commands.add_parser(
@@ -343,6 +327,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-report", action="store_true", help="do not write report.html")
     p.set_defaults(handler=_cmd_reproduce)
     return parser
+
+
+def _add_trace_keys_option(p: argparse.ArgumentParser, example: str) -> None:
+    """`--set KEY=VALUE` (repeatable) of the trace generators: the keys of their settings."""
+    p.add_argument(
+        "--set",
+        dest="trace_keys",
+        action="append",
+        default=[],
+        type=_override,
+        metavar="KEY=VALUE",
+        help=f"{example} (docs/models/ieee80211ad.md)",
+    )
 
 
 def _add_plot_format_option(command: argparse.ArgumentParser) -> None:
