@@ -149,3 +149,14 @@ def test_pep_loses_on_the_tutorial_scenario_as_the_readme_explains(tmp_path: Pat
     assert radio["directions"][0]["drops"]["queue"] > 1000
     stats = pep["processors"][0]["stats"]
     assert stats["dupack_retransmissions"] > 0.5 * radio["directions"][0]["drops"]["queue"]
+
+
+@pytest.mark.core
+def test_the_bdp_proxy_lowers_the_rtt_as_the_readme_says() -> None:
+    # The README: with the proactive BDP proxy the median RTT falls from 71 to 40 ms at about
+    # the same goodput (1.07 against 1.05 Gbit/s).
+    scenario = str(EXAMPLES / "proxy-bdp.toml")
+    proxied = mmtcp.run(scenario).summary["flows"][0]
+    plain = mmtcp.run(scenario, overrides={"node.proxy.processors": "[]"}).summary["flows"][0]
+    assert proxied["rtt_ms"]["p50"] < 0.7 * plain["rtt_ms"]["p50"], (proxied, plain)
+    assert proxied["goodput_bps"] > 0.95 * plain["goodput_bps"], (proxied, plain)
