@@ -1,39 +1,41 @@
-"""The paper's claims an experiment checks: `[[claims]]` tables of experiment.toml, checked when
-the experiment loads, and evaluated on a sweep's runs into a verdict ("holds", "fails" or
-"not testable") with the estimate and its 95 % confidence interval.
+"""The paper's claims an experiment checks, read from experiment.toml and checked when the
+experiment loads: `[[claims]]`, one per statement of the paper, and `[[readings]]`, the readings
+of the parameters the paper does not state. `mmtcp.claim_verdicts` evaluates them on a sweep's
+runs; experiments/README.md ("Claims") is the user's documentation and states the policy.
 
-A claim quotes the paper (`quote`), gives the paper's number (`paper`, or "qualitative") and a
-predicate over the sweep's results, `kind`:
+A claim is the paper's sentence (`quote`, `where` in the paper, `source`: which paper), the
+paper's number (`paper`, or "qualitative"), a one-line statement of what is tested (`claim`) and
+one predicate, `kind`, over terms:
 
-- `value`: the mean of `metric` at the point(s) `at`, within `min` / `max`;
-- `ratio`: mean at `at` / mean at `over`, within `min` / `max`;
-- `difference`: the mean over the seeds of (value at `at` - value at `over`), same seed at both
-  points, within `min` / `max`;
-- `order`: the means at `points` (a list of selectors) strictly decreasing (`direction =
-  "decreasing"`, the default) or increasing.
+- `value`: the mean of the term `at`, within `min` / `max` (or `target` ± `tolerance`);
+- `ratio`: mean at `at` / mean at `over`, within bounds;
+- `difference`: the mean over the seeds of (`at` - `over`), within bounds;
+- `greater` / `less`: `at` beats / is below `over` by at least `min_effect` (relative, default
+  5 %) or `min_difference` (absolute, in the metric's unit): a tie never holds;
+- `order`: the terms of `points` strictly decreasing (`direction`, the default) or increasing,
+  each step by the minimum effect.
 
-`target` and `tolerance` (relative) may replace `min` / `max`: the bounds are
-target x (1 ± tolerance).
+A term is a selector (a table of override path → value, as in the grid), or a table
+`{ ratio = [term, term] }` / `{ difference = [term, term] }`: that quantity per seed (a
+sensitivity, e.g. throughput at 100 ms over throughput at 10 ms).
 
-Selecting points: a selector (`at`, `over`, an element of `points`) is a table of override path →
-value. A point matches when it has every one of those overrides (numbers compare by value; a
-table or a list of tables in the selector matches when each of its keys is present with that
-value, so `[{ kind = "mmpep" }]` matches `[{ kind = "mmpep", cache = "64MB" }]`; if that matches
-several values of the path, the one equal to the selector's is taken, and without one the
-selector is an error), and it has no other override of its own except the paths listed in
-`pool`. Points matched together differ only
-in `pool` paths; their runs are pooled seed by seed (a seed's value is the mean over the matched
-points of that seed's runs). So a claim names a grid value for every grid path, or pools over it
-explicitly; a new grid path or value makes a claim an error at load time, not a silent change.
+The points a sentence covers are `cases`: fragments merged into every selector (a list of tables,
+or a list of such lists whose cartesian product is taken), judged with the sentence's
+`quantifier` ("all", the default, "any", or "K of N"). A `[[readings]]` entry names a reading of
+an unstated parameter and the overrides that stand for it (`set`: a table merged into each
+selector, or a list of tables tried in order, the first that matches the sweep winning); a
+selector that no alternative changes keeps its value (the reading does not touch that side). A
+claim is evaluated at the paper's setting (its selectors as written) and under every reading
+that changes at least one of its selectors (or those it lists in `readings`).
 
-Verdict: decided on the point estimate (the mean, the ratio of means, the mean difference, the
-order of the means). The 95 % CI (Student t over the seeds; for a ratio R = mean(A) / mean(B),
-the linearised interval R ± t · sd(A - R·B) / (√n · |mean(B)|), clipped at 0 when no value is
-negative) is reported with the number of
-seeds n, and `settled` says whether the whole interval is on the verdict's side of the bounds; if
-not, `note` says that more seeds could change the verdict. "not testable": a point is absent from
-the sweep (the quick version has fewer points), the metric is missing from the runs, or fewer
-than 2 seeds have it.
+Selecting points: a point matches a selector when it has every one of those overrides (numbers
+compare by value; a table or a list of tables in the selector matches when each of its keys is
+present with that value; if that matches several values of the path, the one equal to the
+selector's is taken, and without one the selector is an error), and it has no other override of
+its own except the paths listed in `pool`. Points matched together differ only in `pool` paths;
+their runs are pooled seed by seed. So a claim names a grid value for every grid path, or pools
+over it explicitly; a new grid path or value makes a claim an error at load time, not a silent
+change.
 """
 
 from __future__ import annotations
@@ -41,23 +43,27 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from mmtcp._core import ScenarioError
-from mmtcp.stats import ci_half_width, describe
-from mmtcp.sweep_dir import run_path
 from mmtcp.sweep_spec import Point, SweepSpec
-from mmtcp.sweep_table import significant
 
-KINDS = ("value", "ratio", "difference", "order")
-VERDICTS = ("holds", "fails", "not testable")
+KINDS = ("value", "ratio", "difference", "greater", "less", "order")
+SETTING = "setting"
+"""The name of the paper's setting among a claim's variants (the selectors as written)."""
+
 CLAIM_KEYS = (
     "id",
+    "claim",
     "quote",
+    "where",
+    "source",
     "paper",
+    "headline",
+    "own",
     "figure",
     "kind",
     "metric",
@@ -65,24 +71,78 @@ CLAIM_KEYS = (
     "at",
     "over",
     "points",
+    "cases",
+    "quantifier",
     "pool",
+    "readings",
     "min",
     "max",
     "target",
     "tolerance",
+    "min_effect",
+    "min_difference",
     "direction",
+    "untestable",
 )
+READING_KEYS = ("name", "about", "set")
+_TEXT_KEYS = ("id", "claim", "quote", "where", "paper")
+_UNTESTABLE_KEYS = ("id", "claim", "quote", "where", "source", "paper", "headline", "own", "figure")
 _KIND_KEYS = {
     "value": ("at",),
     "ratio": ("at", "over"),
     "difference": ("at", "over"),
+    "greater": ("at", "over"),
+    "less": ("at", "over"),
     "order": ("points",),
 }
 _SELECTOR_KEYS = ("at", "over", "points")
 _BOUND_KEYS = ("min", "max", "target", "tolerance")
+_EFFECT_KEYS = ("min_effect", "min_difference")
+_OPERATIONS = ("ratio", "difference")
+DEFAULT_MIN_EFFECT = 0.05
+"""The relative effect a `greater`, `less` or `order` claim needs when it gives none."""
+FIGURE_TOLERANCE = 0.15
+"""The relative tolerance of a `target` read off a figure (a `target` without `tolerance`)."""
+_TIE_ZONE = (1 / (1 + DEFAULT_MIN_EFFECT), 1 + DEFAULT_MIN_EFFECT)
 
-# point id → seed → metric → value (None if the run lacks it)
-RunValues = Mapping[str, Mapping[int, Mapping[str, float | None]]]
+
+@dataclass(frozen=True)
+class Term:
+    """A selector (`op` None, `selector` the table) or a quantity computed per seed from two
+    terms (`op` "ratio" or "difference", `parts` the two)."""
+
+    op: str | None = None
+    selector: Mapping[str, Any] | None = None
+    parts: tuple[Term, ...] = ()
+
+    def leaves(self) -> list[Mapping[str, Any]]:
+        if self.op is None:
+            assert self.selector is not None
+            return [self.selector]
+        return [leaf for part in self.parts for leaf in part.leaves()]
+
+    def map_leaves(self, change: Any) -> Term:
+        """This term with every selector replaced by `change(selector)`."""
+        if self.op is None:
+            return Term(selector=change(self.selector))
+        return Term(op=self.op, parts=tuple(p.map_leaves(change) for p in self.parts))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One `[[readings]]` table: a reading of a parameter the paper does not state."""
+
+    name: str
+    about: str
+    alternatives: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One point a claim's sentence covers: its label and its terms, resolved for one variant."""
+
+    label: str
+    terms: tuple[Term, ...]
 
 
 @dataclass(frozen=True)
@@ -90,179 +150,503 @@ class Claim:
     """One `[[claims]]` table of an experiment.toml, checked.
 
     Attributes:
-        selectors: `(at,)` for `value`, `(at, over)` for `ratio` and `difference`, the
-            `points` for `order`.
-        over_metric: for `ratio` and `difference`, the metric read at `over` when it is not
-            `metric` (one flow's goodput over another's, at the same point).
-        low, high: the bounds the estimate must lie within (None: unbounded on that side).
-        where: names the claim in messages: `<file>: claims[<index>] (<id>)`.
+        terms: `(at,)` for `value`, `(at, over)` for the comparisons, the `points` for `order`,
+            as written (without cases or readings).
+        variants: the paper's setting (`SETTING`) then each reading that bears on the claim,
+            mapped to its cases with their terms resolved against the full sweep.
+        needed: cases of `variants` a `quantifier` needs to hold ("all": every one).
+        low, high: the bounds of `value`, `ratio` and `difference` (None: unbounded).
+        untestable: why the statement cannot be tested (then there is no predicate).
+        origin: names the claim in messages: `<file>: claims[<index>] (<id>)`.
     """
 
     id: str
+    claim: str
     quote: str
+    where: str
+    source: str
     paper: str
+    headline: bool
+    own: bool
     figure: str | None
-    kind: str
-    metric: str
+    kind: str | None
+    metric: str | None
     over_metric: str | None
-    selectors: tuple[dict[str, Any], ...]
+    terms: tuple[Term, ...]
+    quantifier: str
+    needed: int
     pool: tuple[str, ...]
     low: float | None
     high: float | None
+    min_effect: float | None
+    min_difference: float | None
     direction: str
-    where: str
+    untestable: str | None
+    variants: Mapping[str, tuple[Case, ...]]
+    readings_about: Mapping[str, str]
+    origin: str
+
+    @property
+    def term_names(self) -> list[str]:
+        return term_names(self.kind, len(self.terms))
+
+
+def term_names(kind: str | None, count: int) -> list[str]:
+    if kind == "order":
+        return [f"points[{i}]" for i in range(count)]
+    return list(_KIND_KEYS.get(kind or "", ()))
+
+
+def parse_readings(tables: Any, where: str) -> list[Reading]:
+    """Checks the `[[readings]]` tables (their overrides are checked against the claims)."""
+    if tables is None:
+        return []
+    if not isinstance(tables, list) or not all(isinstance(t, Mapping) for t in tables):
+        raise ScenarioError(f"{where}: readings: expected [[readings]] tables")
+    readings: list[Reading] = []
+    for index, table in enumerate(tables):
+        at = f"{where}: readings[{index}]"
+        unknown = [key for key in table if key not in READING_KEYS]
+        if unknown:
+            raise ScenarioError(
+                f"{at}: unknown key {unknown[0]!r}; allowed: {', '.join(READING_KEYS)}"
+            )
+        name = table.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+            raise ScenarioError(f"{at}: name: expected a name of letters, digits, '.', '_', '-'")
+        if name == SETTING or any(r.name == name for r in readings):
+            raise ScenarioError(f"{at}: name: {name!r} is taken")
+        about = table.get("about")
+        if not isinstance(about, str) or not about.strip():
+            raise ScenarioError(f"{at} ({name}): about: expected what the reading stands for")
+        overrides = table.get("set")
+        alternatives = overrides if isinstance(overrides, list) else [overrides]
+        if not alternatives or not all(isinstance(a, Mapping) and a for a in alternatives):
+            raise ScenarioError(
+                f"{at} ({name}): set: expected a table of override path → value, or a list "
+                "of such tables (alternatives, the first that matches a selector's points wins)"
+            )
+        readings.append(
+            Reading(name, " ".join(about.split()), tuple(dict(a) for a in alternatives))
+        )
+    return readings
 
 
 def parse_claims(
-    tables: Any, where: str, full: SweepSpec, quick: SweepSpec | None = None
+    tables: Any,
+    where: str,
+    full: SweepSpec,
+    quick: SweepSpec | None = None,
+    readings: Sequence[Reading] = (),
+    source: str | None = None,
 ) -> list[Claim]:
-    """Checks the `[[claims]]` tables against the full sweep (every selector must match its
-    points) and the quick one (a selector may match nothing there, but not ambiguously)."""
+    """Checks the `[[claims]]` tables against the full sweep (every selector, at the paper's
+    setting and under every reading, must match its points) and the quick one (a selector may
+    match nothing there, but not ambiguously). `source` is the experiment's default paper."""
     if not isinstance(tables, list) or not all(isinstance(t, Mapping) for t in tables):
         raise ScenarioError(f"{where}: claims: expected [[claims]] tables")
-    claims: list[Claim] = []
     full_points = full.expand()
     quick_points = quick.expand() if quick is not None else []
+    claims: list[Claim] = []
+    used: set[str] = set()
     for index, table in enumerate(tables):
-        claim = _parse_claim(table, f"{where}: claims[{index}]")
+        origin = f"{where}: claims[{index}]"
+        ident = table.get("id")
+        if isinstance(ident, str) and ident.strip():
+            origin = f"{origin} ({ident})"
+        claim = _parse_claim(table, origin, source, readings, full, full_points)
         if any(other.id == claim.id for other in claims):
-            raise ScenarioError(f"{claim.where}: id: {claim.id!r} is the id of another claim")
+            raise ScenarioError(f"{origin}: id: {claim.id!r} is the id of another claim")
         for key, metric in (("metric", claim.metric), ("over_metric", claim.over_metric)):
             if full.metrics is not None and metric is not None and metric not in full.metrics:
-                raise ScenarioError(
-                    f"{claim.where}: {key}: {metric} is not one of the sweep's metrics"
-                )
-        for key, selector in zip(_selector_names(claim), claim.selectors, strict=True):
-            select(selector, claim.pool, full_points, full.fixed, f"{claim.where}: {key}")
-            if quick is not None:
-                select(
-                    selector,
-                    claim.pool,
-                    quick_points,
-                    quick.fixed,
-                    f"{claim.where}: {key} (quick)",
-                    allow_none=True,
-                )
+                raise ScenarioError(f"{origin}: {key}: {metric} is not one of the sweep's metrics")
+        if quick is not None:
+            for variant, cases in claim.variants.items():
+                for case in cases:
+                    for leaf in (leaf for term in case.terms for leaf in term.leaves()):
+                        select(
+                            leaf,
+                            claim.pool,
+                            quick_points,
+                            quick.fixed,
+                            f"{origin}: {variant} (quick)",
+                            allow_none=True,
+                        )
+        used.update(claim.variants)
         claims.append(claim)
+    for reading in readings:
+        if reading.name not in used:
+            raise ScenarioError(
+                f"{where}: readings: {reading.name!r} changes no selector of any claim; its "
+                "`set` matches no point of the sweep, or no claim selects the points it changes"
+            )
     return claims
 
 
-def _parse_claim(table: Mapping[str, Any], where: str) -> Claim:
-    ident = table.get("id")
-    if isinstance(ident, str) and ident.strip():
-        where = f"{where} ({ident})"
+def _parse_claim(
+    table: Mapping[str, Any],
+    origin: str,
+    default_source: str | None,
+    readings: Sequence[Reading],
+    full: SweepSpec,
+    full_points: Sequence[Point],
+) -> Claim:
     unknown = [key for key in table if key not in CLAIM_KEYS]
     if unknown:
         raise ScenarioError(
-            f"{where}: unknown key {unknown[0]!r}; allowed: {', '.join(CLAIM_KEYS)}"
+            f"{origin}: unknown key {unknown[0]!r}; allowed: {', '.join(CLAIM_KEYS)}"
         )
-    for key in ("id", "quote", "paper", "kind", "metric"):
+    for key in _TEXT_KEYS:
         if not isinstance(table.get(key), str) or not table[key].strip():
-            raise ScenarioError(f"{where}: {key}: expected a non-empty string")
-    kind = table["kind"]
-    if kind not in KINDS:
-        raise ScenarioError(f"{where}: kind: {kind!r} is not one of {', '.join(KINDS)}")
+            raise ScenarioError(f"{origin}: {key}: expected a non-empty string")
+    source = table.get("source", default_source)
+    if not isinstance(source, str) or not source.strip():
+        raise ScenarioError(
+            f'{origin}: source: expected the paper quoted, e.g. "Polese et al. 2017a" (or the '
+            "experiment's top-level `source`)"
+        )
+    flags = {}
+    for key in ("headline", "own"):
+        value = table.get(key, False)
+        if not isinstance(value, bool):
+            raise ScenarioError(f"{origin}: {key}: expected true or false")
+        flags[key] = value
     figure = table.get("figure")
     if figure is not None and not isinstance(figure, str):
-        raise ScenarioError(f"{where}: figure: expected a string")
+        raise ScenarioError(f"{origin}: figure: expected a string")
+    text = {key: " ".join(table[key].split()) for key in _TEXT_KEYS}
+    common = {
+        "id": table["id"].strip(),
+        "claim": text["claim"],
+        "quote": text["quote"],
+        "where": text["where"],
+        "source": " ".join(source.split()),
+        "paper": text["paper"],
+        "headline": flags["headline"],
+        "own": flags["own"],
+        "figure": figure,
+        "origin": origin,
+    }
+    if "untestable" in table:
+        why = table["untestable"]
+        if not isinstance(why, str) or not why.strip():
+            raise ScenarioError(f"{origin}: untestable: expected why the statement is not testable")
+        extra = [key for key in table if key not in (*_UNTESTABLE_KEYS, "untestable")]
+        if extra:
+            raise ScenarioError(f"{origin}: {extra[0]}: an untestable claim has no predicate")
+        return Claim(
+            **common,
+            kind=None,
+            metric=None,
+            over_metric=None,
+            terms=(),
+            quantifier="all",
+            needed=0,
+            pool=(),
+            low=None,
+            high=None,
+            min_effect=None,
+            min_difference=None,
+            direction="decreasing",
+            untestable=" ".join(why.split()),
+            variants={},
+            readings_about={},
+        )
+    kind = table.get("kind")
+    if kind not in KINDS:
+        raise ScenarioError(f"{origin}: kind: {kind!r} is not one of {', '.join(KINDS)}")
+    metric = table.get("metric")
+    if not isinstance(metric, str) or not metric.strip():
+        raise ScenarioError(f"{origin}: metric: expected a non-empty string")
     for key in _SELECTOR_KEYS:
         if key in table and key not in _KIND_KEYS[kind]:
-            raise ScenarioError(f"{where}: {key}: not a key of a {kind!r} claim")
+            raise ScenarioError(f"{origin}: {key}: not a key of a {kind!r} claim")
         if key not in table and key in _KIND_KEYS[kind]:
-            raise ScenarioError(f"{where}: {key}: a {kind!r} claim needs it")
+            raise ScenarioError(f"{origin}: {key}: a {kind!r} claim needs it")
     if kind == "order":
         points = table["points"]
-        if (
-            not isinstance(points, list)
-            or len(points) < 2
-            or not all(isinstance(p, Mapping) and p for p in points)
-        ):
-            raise ScenarioError(f"{where}: points: expected a list of at least 2 selector tables")
-        selectors = tuple(dict(p) for p in points)
-        for key in _BOUND_KEYS:
-            if key in table:
-                raise ScenarioError(f"{where}: {key}: an 'order' claim has no bounds")
-        low = high = None
+        if not isinstance(points, list) or len(points) < 2:
+            raise ScenarioError(f"{origin}: points: expected a list of at least 2 terms")
+        terms = tuple(_term(p, f"{origin}: points[{i}]") for i, p in enumerate(points))
     else:
-        for key in _KIND_KEYS[kind]:
-            if not isinstance(table[key], Mapping) or not table[key]:
-                raise ScenarioError(
-                    f'{where}: {key}: expected a table of "override.path" = value, e.g. '
-                    f'{{ "link.bottleneck.buffer" = "250pkt" }}'
-                )
-        selectors = tuple(dict(table[key]) for key in _KIND_KEYS[kind])
-        low, high = _bounds(table, where)
+        terms = tuple(_term(table[key], f"{origin}: {key}") for key in _KIND_KEYS[kind])
+    low, high = _bounds(table, kind, origin)
+    min_effect, min_difference = _effect(table, kind, origin)
     over_metric = table.get("over_metric")
     if over_metric is not None:
-        if kind not in ("ratio", "difference"):
-            raise ScenarioError(
-                f"{where}: over_metric: only a 'ratio' or 'difference' claim has one"
-            )
+        if kind not in ("ratio", "difference", "greater", "less"):
+            raise ScenarioError(f"{origin}: over_metric: only a claim with `over` has one")
         if not isinstance(over_metric, str) or not over_metric.strip():
-            raise ScenarioError(f"{where}: over_metric: expected a non-empty string")
+            raise ScenarioError(f"{origin}: over_metric: expected a non-empty string")
     direction = table.get("direction", "decreasing")
     if "direction" in table and kind != "order":
-        raise ScenarioError(f"{where}: direction: only an 'order' claim has one")
+        raise ScenarioError(f"{origin}: direction: only an 'order' claim has one")
     if direction not in ("decreasing", "increasing"):
-        raise ScenarioError(f"{where}: direction: expected 'decreasing' or 'increasing'")
+        raise ScenarioError(f"{origin}: direction: expected 'decreasing' or 'increasing'")
     pool = table.get("pool", [])
     if not isinstance(pool, list) or not all(isinstance(p, str) and p for p in pool):
-        raise ScenarioError(f"{where}: pool: expected a list of override paths")
-    for selector in selectors:
-        for key in selector:
-            if key in pool:
-                raise ScenarioError(f"{where}: pool: {key} is also a key of a selector")
+        raise ScenarioError(f"{origin}: pool: expected a list of override paths")
+    for term in terms:
+        for leaf in term.leaves():
+            for key in leaf:
+                if key in pool:
+                    raise ScenarioError(f"{origin}: pool: {key} is also a key of a selector")
+    cases = _cases(table.get("cases"), origin)
+    quantifier, needed = _quantifier(table.get("quantifier", "all"), len(cases), origin)
+    chosen = _chosen_readings(table, readings, origin)
+    variants, about = _variants(
+        terms, cases, tuple(pool), chosen, "readings" in table, full, full_points, origin
+    )
     return Claim(
-        id=table["id"].strip(),
-        quote=" ".join(table["quote"].split()),
-        paper=" ".join(table["paper"].split()),
-        figure=figure,
+        **common,
         kind=kind,
-        metric=table["metric"],
+        metric=metric,
         over_metric=over_metric,
-        selectors=selectors,
+        terms=terms,
+        quantifier=quantifier,
+        needed=needed,
         pool=tuple(pool),
         low=low,
         high=high,
+        min_effect=min_effect,
+        min_difference=min_difference,
         direction=direction,
-        where=where,
+        untestable=None,
+        variants=variants,
+        readings_about=about,
     )
 
 
-def _bounds(table: Mapping[str, Any], where: str) -> tuple[float | None, float | None]:
-    def number(key: str) -> float | None:
-        value = table.get(key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ScenarioError(f"{where}: {key}: expected a number, not {value!r}")
-        if not math.isfinite(value):
-            raise ScenarioError(f"{where}: {key}: expected a finite number")
-        return float(value)
+def _term(value: Any, origin: str) -> Term:
+    if isinstance(value, Mapping) and len(value) == 1 and next(iter(value)) in _OPERATIONS:
+        ((op, parts),) = value.items()
+        if not isinstance(parts, list) or len(parts) != 2:
+            raise ScenarioError(f"{origin}: {op}: expected a list of two terms")
+        return Term(
+            op=op, parts=tuple(_term(p, f"{origin}: {op}[{i}]") for i, p in enumerate(parts))
+        )
+    if not isinstance(value, Mapping) or not value:
+        raise ScenarioError(
+            f'{origin}: expected a table of "override.path" = value, e.g. '
+            f'{{ "link.bottleneck.buffer" = "250pkt" }}, or {{ ratio = [term, term] }} / '
+            "{ difference = [term, term] }"
+        )
+    bad = [key for key in value if key in _OPERATIONS]
+    if bad:
+        raise ScenarioError(f"{origin}: {bad[0]}: a derived term is a table with that key alone")
+    return Term(selector=dict(value))
 
-    low, high, target, tolerance = (number(k) for k in _BOUND_KEYS)
+
+def _cases(value: Any, origin: str) -> list[tuple[str, dict[str, Any]]]:
+    """(label, fragment) per case; one unlabelled empty case without `cases`."""
+    if value is None:
+        return [("", {})]
+    if not isinstance(value, list) or not value:
+        raise ScenarioError(f"{origin}: cases: expected a non-empty list of tables (or of lists)")
+    if all(isinstance(v, Mapping) for v in value):
+        factors = [value]
+    elif all(isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v) for v in value):
+        factors = value
+    else:
+        raise ScenarioError(
+            f"{origin}: cases: expected a list of tables, or a list of lists of tables (their "
+            "cartesian product)"
+        )
+    cases = []
+    for combination in itertools.product(*factors):
+        fragment: dict[str, Any] = {}
+        labels = []
+        for part in combination:
+            part = dict(part)
+            label = part.pop("label", None)
+            if label is not None and not isinstance(label, str):
+                raise ScenarioError(f"{origin}: cases: label: expected a string")
+            if not part:
+                raise ScenarioError(f"{origin}: cases: a case sets no override")
+            overlap = [key for key in part if key in fragment]
+            if overlap:
+                raise ScenarioError(f"{origin}: cases: {overlap[0]} is set by two factors")
+            fragment.update(part)
+            labels.append(label if label is not None else _label(part))
+        cases.append((", ".join(labels), fragment))
+    labels = [label for label, _ in cases]
+    if len(set(labels)) != len(labels):
+        raise ScenarioError(f"{origin}: cases: two cases have the same label; give `label`s")
+    return cases
+
+
+def _label(fragment: Mapping[str, Any]) -> str:
+    """`distance_m=100`, from the last component of each path (repeats given once)."""
+    parts: list[str] = []
+    for path, value in fragment.items():
+        text = value if isinstance(value, str) else json.dumps(value, default=str)
+        part = f"{path.rsplit('.', 1)[-1]}={text}"
+        if part not in parts:
+            parts.append(part)
+    return ", ".join(parts)
+
+
+def _quantifier(value: Any, count: int, origin: str) -> tuple[str, int]:
+    if value == "all":
+        return "all", count
+    if value == "any":
+        return "any", 1
+    match = re.fullmatch(r"(\d+) of (\d+)", value) if isinstance(value, str) else None
+    if match is None:
+        raise ScenarioError(f'{origin}: quantifier: expected "all", "any" or "K of N"')
+    needed, total = int(match[1]), int(match[2])
+    if total != count:
+        raise ScenarioError(f"{origin}: quantifier: {value!r}, but the claim has {count} case(s)")
+    if not 1 <= needed <= total:
+        raise ScenarioError(f"{origin}: quantifier: K must be between 1 and N")
+    return value, needed
+
+
+def _chosen_readings(
+    table: Mapping[str, Any], readings: Sequence[Reading], origin: str
+) -> list[Reading]:
+    if "readings" not in table:
+        return list(readings)
+    names = table["readings"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ScenarioError(f"{origin}: readings: expected a list of reading names")
+    known = {r.name: r for r in readings}
+    for name in names:
+        if name not in known:
+            allowed = ", ".join(known) or "none: the experiment has no [[readings]]"
+            raise ScenarioError(f"{origin}: readings: {name!r} is not a reading ({allowed})")
+    return [known[name] for name in names]
+
+
+def _variants(
+    terms: tuple[Term, ...],
+    cases: list[tuple[str, dict[str, Any]]],
+    pool: tuple[str, ...],
+    readings: Sequence[Reading],
+    listed: bool,
+    full: SweepSpec,
+    full_points: Sequence[Point],
+    origin: str,
+) -> tuple[dict[str, tuple[Case, ...]], dict[str, str]]:
+    """The setting's cases (every selector must match the full sweep), then each reading's."""
+
+    def merged(fragment: Mapping[str, Any]) -> Any:
+        return lambda selector: {**selector, **fragment}
+
+    setting = tuple(
+        Case(label, tuple(term.map_leaves(merged(fragment)) for term in terms))
+        for label, fragment in cases
+    )
+    for case in setting:
+        for leaf in (leaf for term in case.terms for leaf in term.leaves()):
+            where = f"{origin}: {SETTING}" + (f", case {case.label}" if case.label else "")
+            select(leaf, pool, full_points, full.fixed, where)
+    variants = {SETTING: setting}
+    about = {}
+    for reading in readings:
+        changed = False
+
+        def resolve(selector: Mapping[str, Any], reading: Reading = reading) -> Mapping[str, Any]:
+            nonlocal changed
+            for alternative in reading.alternatives:
+                if any(key in pool for key in alternative):
+                    continue  # the claim pools over what the reading sets
+                candidate = {**selector, **alternative}
+                found = select(candidate, pool, full_points, full.fixed, origin, allow_none=True)
+                if found:
+                    if candidate != selector:
+                        changed = True
+                    return candidate
+            return selector
+
+        resolved = tuple(
+            Case(case.label, tuple(term.map_leaves(resolve) for term in case.terms))
+            for case in setting
+        )
+        if changed:
+            variants[reading.name] = resolved
+            about[reading.name] = reading.about
+        elif listed:
+            raise ScenarioError(
+                f"{origin}: readings: {reading.name!r} changes none of the claim's selectors "
+                "(no point of the sweep has its overrides there)"
+            )
+    return variants, about
+
+
+def _bounds(table: Mapping[str, Any], kind: str, origin: str) -> tuple[float | None, float | None]:
+    if kind not in ("value", "ratio", "difference"):
+        for key in _BOUND_KEYS:
+            if key in table:
+                raise ScenarioError(
+                    f"{origin}: {key}: a {kind!r} claim has no bounds; it needs min_effect "
+                    "or min_difference"
+                )
+        return None, None
+    low, high, target, tolerance = (_number(table, k, origin) for k in _BOUND_KEYS)
     if target is not None:
         if low is not None or high is not None:
-            raise ScenarioError(f"{where}: target: give either target and tolerance or min/max")
-        if tolerance is None or tolerance < 0:
+            raise ScenarioError(f"{origin}: target: give either target (and tolerance) or min/max")
+        if tolerance is None:
+            tolerance = FIGURE_TOLERANCE
+        if tolerance < 0:
             raise ScenarioError(
-                f"{where}: tolerance: a target needs a relative tolerance >= 0, e.g. 0.2"
+                f"{origin}: tolerance: expected a relative tolerance >= 0, e.g. 0.2"
             )
         spread = abs(target) * tolerance
-        return target - spread, target + spread
-    if tolerance is not None:
-        raise ScenarioError(f"{where}: tolerance: only with a target")
+        low, high = target - spread, target + spread
+    elif tolerance is not None:
+        raise ScenarioError(f"{origin}: tolerance: only with a target")
     if low is None and high is None:
-        raise ScenarioError(f"{where}: min: give min, max, or target and tolerance")
+        raise ScenarioError(f"{origin}: min: give min, max, or target (and tolerance)")
     if low is not None and high is not None and low > high:
-        raise ScenarioError(f"{where}: min: {low:g} is above max {high:g}")
+        raise ScenarioError(f"{origin}: min: {low:g} is above max {high:g}")
+    # A bound at a tie lets a tie (or a 0.1 % effect) hold: comparisons say how large an effect.
+    for key, bound in (("min", low), ("max", high)):
+        if bound is None:
+            continue
+        if kind == "ratio" and _TIE_ZONE[0] < bound < _TIE_ZONE[1] and target is None:
+            raise ScenarioError(
+                f"{origin}: {key}: a ratio bound of {bound:g} lets a tie hold; use kind = "
+                '"greater" or "less" (with min_effect) to say one beats the other'
+            )
+        if kind == "difference" and bound == 0:
+            raise ScenarioError(
+                f"{origin}: {key}: a difference bound of 0 lets a tie hold; use kind = "
+                '"greater" or "less" (with min_difference) to say one beats the other'
+            )
     return low, high
 
 
-def _selector_names(claim: Claim) -> list[str]:
-    if claim.kind == "order":
-        return [f"points[{i}]" for i in range(len(claim.selectors))]
-    return list(_KIND_KEYS[claim.kind])
+def _effect(table: Mapping[str, Any], kind: str, origin: str) -> tuple[float | None, float | None]:
+    if kind not in ("greater", "less", "order"):
+        for key in _EFFECT_KEYS:
+            if key in table:
+                raise ScenarioError(f"{origin}: {key}: only a comparison or an order has one")
+        return None, None
+    relative, absolute = (_number(table, k, origin) for k in _EFFECT_KEYS)
+    if relative is not None and absolute is not None:
+        raise ScenarioError(f"{origin}: min_effect: give min_effect or min_difference, not both")
+    if absolute is not None:
+        if absolute <= 0:
+            raise ScenarioError(f"{origin}: min_difference: expected a positive difference")
+        return None, absolute
+    if relative is None:
+        return DEFAULT_MIN_EFFECT, None
+    if relative <= 0:
+        raise ScenarioError(f"{origin}: min_effect: expected a positive relative effect, e.g. 0.05")
+    return relative, None
+
+
+def _number(table: Mapping[str, Any], key: str, origin: str) -> float | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ScenarioError(f"{origin}: {key}: expected a number, not {value!r}")
+    if not math.isfinite(value):
+        raise ScenarioError(f"{origin}: {key}: expected a finite number")
+    return float(value)
 
 
 def matches(wanted: Any, actual: Any) -> bool:
@@ -309,7 +693,8 @@ def select(
     if not found and not allow_none:
         raise ScenarioError(
             f"{where}: matches no point of the sweep; a point matches when it has these "
-            f"overrides and no other except the pooled ones (pool = [...])"
+            f"overrides and no other except the pooled ones (pool = [...]): "
+            f"{json.dumps(dict(selector), default=str)}"
         )
     for key, wanted in selector.items():
         distinct = {_key_text({**fixed, **p.overrides}[key]) for p in found}
@@ -328,221 +713,3 @@ def select(
 
 def _key_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
-
-
-def read_run_values(
-    runs_dir: Path, points: Sequence[Point], seeds: Sequence[int], metrics: Sequence[str]
-) -> dict[str, dict[int, dict[str, float | None]]]:
-    """Each run's value of each metric, from the run files under `runs_dir` (a missing or
-    unreadable run has no entry)."""
-    from mmtcp.metrics import metric_value
-
-    values: dict[str, dict[int, dict[str, float | None]]] = {}
-    for point in points:
-        per_seed: dict[int, dict[str, float | None]] = {}
-        for seed in seeds:
-            path = run_path(runs_dir, point, seed)
-            try:
-                summary = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            per_seed[seed] = {metric: metric_value(summary, metric) for metric in metrics}
-        values[point.id] = per_seed
-    return values
-
-
-def per_seed(matched: Sequence[Point], metric: str, values: RunValues) -> dict[int, float]:
-    """Seed → the mean over the matched points of that seed's value; seeds where a matched
-    point lacks the run or the value (or it is NaN) are left out."""
-    seeds: set[int] | None = None
-    for point in matched:
-        have = {
-            seed
-            for seed, run in values.get(point.id, {}).items()
-            if _finite(run.get(metric)) is not None
-        }
-        seeds = have if seeds is None else seeds & have
-    result = {}
-    for seed in sorted(seeds or ()):
-        xs = [float(values[p.id][seed][metric]) for p in matched]  # type: ignore[arg-type]
-        result[seed] = math.fsum(xs) / len(xs)
-    return result
-
-
-def _finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def evaluate(
-    claim: Claim, points: Sequence[Point], fixed: Mapping[str, Any], values: RunValues
-) -> dict[str, Any]:
-    """The verdict of `claim` on a sweep's points and run values: a claims.json entry."""
-    entry: dict[str, Any] = {
-        "id": claim.id,
-        "claim": claim.quote,
-        "paper": claim.paper,
-        "figure": claim.figure,
-        "kind": claim.kind,
-        "metric": claim.metric
-        if claim.over_metric is None
-        else f"{claim.metric} / {claim.over_metric}",
-        "bounds": [claim.low, claim.high] if claim.kind != "order" else None,
-        "ours": "-",
-        "verdict": "not testable",
-        "value": None,
-        "ci_low": None,
-        "ci_high": None,
-        "n": 0,
-        "settled": None,
-        "note": "",
-    }
-    if claim.kind == "order":
-        entry["direction"] = claim.direction
-    names = _selector_names(claim)
-    series = []
-    for name, selector in zip(names, claim.selectors, strict=True):
-        matched = select(selector, claim.pool, points, fixed, claim.where, allow_none=True)
-        if not matched:
-            entry["note"] = f"{name}: no such point in this sweep"
-            return entry
-        metric = claim.over_metric if name == "over" and claim.over_metric else claim.metric
-        series.append(per_seed(matched, metric, values))
-    common = sorted(set.intersection(*(set(s) for s in series)))
-    entry["n"] = len(common)
-    if len(common) < 2:
-        entry["note"] = (
-            f"{claim.metric}: {len(common)} seed(s) with a value at every point; a verdict "
-            "needs at least 2"
-        )
-        return entry
-    columns = [[s[seed] for seed in common] for s in series]
-    if claim.kind == "order":
-        return _order(claim, entry, columns)
-    if claim.kind == "value":
-        stats = describe(columns[0])
-        estimate, half = stats.mean, stats.ci95
-    elif claim.kind == "difference":
-        stats = describe([a - b for a, b in zip(columns[0], columns[1], strict=True)])
-        estimate, half = stats.mean, stats.ci95
-    else:
-        top, bottom = describe(columns[0]).mean, describe(columns[1]).mean
-        assert top is not None
-        assert bottom is not None
-        if bottom == 0:
-            entry["note"] = "the mean at `over` is 0: no ratio"
-            return entry
-        estimate = top / bottom
-        residuals = describe([a - estimate * b for a, b in zip(*columns, strict=True)])
-        assert residuals.std is not None
-        half = ci_half_width(residuals.std, len(common)) / abs(bottom)
-    assert estimate is not None
-    assert half is not None
-    low, high = estimate - half, estimate + half
-    if claim.kind == "ratio" and all(x >= 0 for column in columns for x in column):
-        low = max(low, 0.0)  # a ratio of quantities that are never negative
-    entry.update(value=estimate, ci_low=low, ci_high=high)
-    entry["ours"] = _ours(claim.kind, estimate, low, high, len(common))
-    inside = _within(estimate, claim.low, claim.high)
-    entry["verdict"] = "holds" if inside else "fails"
-    if inside:
-        settled = _within(low, claim.low, claim.high) and _within(high, claim.low, claim.high)
-    else:
-        settled = (claim.low is not None and high < claim.low) or (
-            claim.high is not None and low > claim.high
-        )
-    entry["settled"] = settled
-    if not settled:
-        entry["note"] = "the 95 % CI straddles a bound: more seeds could change the verdict"
-    return entry
-
-
-def _order(claim: Claim, entry: dict[str, Any], columns: list[list[float]]) -> dict[str, Any]:
-    sign = 1.0 if claim.direction == "decreasing" else -1.0
-    means = [math.fsum(c) / len(c) for c in columns]
-    ordered = all(sign * (a - b) > 0 for a, b in itertools.pairwise(means))
-    entry["verdict"] = "holds" if ordered else "fails"
-    arrow = " > " if claim.direction == "decreasing" else " < "
-    entry["ours"] = arrow.join(_si(m) for m in means) + f" (n={len(columns[0])})"
-    entry["means"] = means
-    # Settled when each step's paired difference has its whole CI on one side of 0.
-    settled = True
-    for a, b in itertools.pairwise(columns):
-        stats = describe([sign * (x - y) for x, y in zip(a, b, strict=True)])
-        assert stats.mean is not None
-        assert stats.ci95 is not None
-        if stats.mean - stats.ci95 <= 0 <= stats.mean + stats.ci95:
-            settled = False
-    entry["settled"] = settled
-    if not settled:
-        entry["note"] = "a step's paired 95 % CI includes 0: more seeds could change the verdict"
-    return entry
-
-
-def _within(x: float, low: float | None, high: float | None) -> bool:
-    return (low is None or x >= low) and (high is None or x <= high)
-
-
-def _si(value: float, digits: int = 3, sign: bool = False) -> str:
-    """`value` with an SI prefix and `digits` significant digits, e.g. 95.1M."""
-    scale, prefix = 1.0, ""
-    for factor, name in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            scale, prefix = factor, name
-            break
-    text = significant(value / scale, digits) + prefix
-    return f"+{text}" if sign and value > 0 else text
-
-
-def _ours(kind: str, estimate: float, low: float, high: float, n: int) -> str:
-    """E.g. `2.31x [2.05, 2.58] (n=20)`, `+101M [+88M, +114M] (n=10)`."""
-    if kind == "ratio":
-        return (
-            f"{significant(estimate, 3)}x [{significant(low, 3)}, {significant(high, 3)}] (n={n})"
-        )
-    sign = kind == "difference"
-    return f"{_si(estimate, sign=sign)} [{_si(low, sign=sign)}, {_si(high, sign=sign)}] (n={n})"
-
-
-def evaluate_claims(
-    claims: Sequence[Claim],
-    points: Sequence[Point],
-    fixed: Mapping[str, Any],
-    values: RunValues,
-) -> list[dict[str, Any]]:
-    """Every claim's claims.json entry."""
-    return [evaluate(claim, points, fixed, values) for claim in claims]
-
-
-def claims_table(entries: Sequence[Mapping[str, Any]], wrap: int = 100) -> str:
-    """The terminal table: id, the paper's number, ours (95 % CI, n), verdict; then the notes."""
-    from mmtcp.report import format_table
-
-    if not entries:
-        return "no claims"
-    header = ["claim", "paper", "ours (95 % CI)", "verdict"]
-    rows = [
-        [
-            e["id"],
-            _clip(e["paper"], 40),
-            e["ours"],
-            e["verdict"] + ("" if e["settled"] in (True, None) else " (?)"),
-        ]
-        for e in entries
-    ]
-    text = format_table(header, rows)
-    notes = [f"  {e['id']}: {e['note']}" for e in entries if e["note"]]
-    if notes:
-        text += "\n" + "\n".join(notes)
-    return text
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def write_claims(path: Path, entries: Sequence[Mapping[str, Any]]) -> None:
-    from mmtcp.sweep_dir import write_atomically
-
-    write_atomically(path, json.dumps(list(entries), indent=2, ensure_ascii=False) + "\n")

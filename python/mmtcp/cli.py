@@ -12,7 +12,8 @@
     mmtcp sweep SWEEP.toml [same options: they add to or replace the sweep file's]
     mmtcp reproduce --list [--dir DIR]
     mmtcp reproduce NAME [--quick] [--workers N] [--dask ADDRESS] [--out DIR] [--force] [--dir DIR]
-                    [--no-report] [--quiet]
+                    [--no-report] [--record] [--quiet]
+    mmtcp claims [NAME] [--markdown] [--from DIR] [--dir DIR] [--write]
     mmtcp ieee80211ad-trace {a,b} [--set KEY=VALUE]... [--out FILE]
     mmtcp ieee80211ad-dual-trace --out-prefix PREFIX [--set KEY=VALUE]...
     mmtcp fit-markov TRACE1 TRACE2 [--step TIME] [--format {csv,mahimahi}]
@@ -25,10 +26,13 @@
 `sweep` runs a scenario over a grid of overrides x seeds on a process pool (or a Dask cluster:
 --dask) into DIR (default `out/sweep-<stem>`; see docs/sweeps.md); `reproduce` runs an experiment
 shipped with mmtcp (or one of --dir), checks its claims (claims.json), draws its figures and
-writes report.html; `report` writes the self-contained `DIR/report.html` of a run, sweep or
-reproduction folder (docs/reports.md); `scenarios` prints the paths of the shipped scenarios, or
-copies them (with their traces) into the new folder DIR; `bench` runs the shipped benchmark
-scenarios (or those of --dir);
+writes report.html (`--record` keeps a full run's claims.json in the experiment's folder and
+regenerates its README's claims table); `claims` prints, from the claims.json each experiment
+keeps, the headline claims per paper and the claims per experiment, or one experiment's claims
+(NAME), as text or Markdown (`--write` regenerates the READMEs' tables); `report` writes the
+self-contained `DIR/report.html` of a run, sweep or reproduction folder (docs/reports.md);
+`scenarios` prints the paths of the shipped scenarios, or copies them (with their traces) into
+the new folder DIR; `bench` runs the shipped benchmark scenarios (or those of --dir);
 `ieee80211ad-trace` writes Drago et al.'s synthetic 802.11ad beam-pair trace (CSV) to FILE or
 stdout;
 `ieee80211ad-dual-trace` writes the stand-in for Wu et al.'s measured 802.11ad links, the rate
@@ -66,7 +70,8 @@ from mmtcp.api import (
     validate,
 )
 from mmtcp.bench import DEFAULT_ENGINE_EVENTS, run_suite
-from mmtcp.claims import claims_table
+from mmtcp.claim_tables import claims_table
+from mmtcp.claims_command import run_claims_command
 from mmtcp.html_report import write_report
 from mmtcp.metrics import check_metrics
 from mmtcp.progress import ProgressBar
@@ -325,7 +330,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_pool_options(p, "output directory (default out/reproduce/<name>[-quick])")
     p.add_argument("--no-report", action="store_true", help="do not write report.html")
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="keep this full run's claims.json in the experiment's folder and regenerate the "
+        "claims table of its README.md",
+    )
     p.set_defaults(handler=_cmd_reproduce)
+
+    p = commands.add_parser(
+        "claims",
+        help="the claims' verdicts each experiment keeps: per paper, or one experiment's",
+    )
+    p.add_argument(
+        "name",
+        nargs="?",
+        metavar="NAME",
+        help="one experiment's claims (default: the headline claims per paper and the claims "
+        "per experiment, over every experiment)",
+    )
+    p.add_argument("--markdown", action="store_true", help="print Markdown (the READMEs' tables)")
+    p.add_argument(
+        "--from",
+        dest="from_dir",
+        metavar="DIR",
+        help="read NAME's claims.json from this reproduction folder instead of the one its "
+        "experiment folder keeps",
+    )
+    p.add_argument(
+        "--dir",
+        dest="experiments_dir",
+        metavar="DIR",
+        help="where the experiments are (default: the shipped ones)",
+    )
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="regenerate the claims tables of the READMEs (NAME's, or every experiment's and "
+        "the top README's Papers table) from the claims.json the experiments keep",
+    )
+    p.set_defaults(handler=run_claims_command)
     return parser
 
 
@@ -578,6 +622,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             stream=None if args.quiet else sys.stderr,
             warn=_warn,
             dask=args.dask,
+            record=args.record,
         )
     except KeyboardInterrupt as e:
         return _interrupted(e)
@@ -593,6 +638,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         if done.claims:
             print(f"\n{claims_table(done.claims)}")
             print(f"claims: {done.sweep.out_dir / 'claims.json'}")
+            if args.record and not done.sweep.failures:
+                print(f"recorded: {done.experiment.directory / 'claims.json'} and its README.md")
         for figure in done.figures:
             print(f"figure: {figure}")
         if report is not None:

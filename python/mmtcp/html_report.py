@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from mmtcp._core import ScenarioError
+from mmtcp.claim_tables import HEADLINE_MARK, headline_first
+from mmtcp.claim_verdicts import SUMMARIES
 from mmtcp.report import cost_line, run_tables
 from mmtcp.reproduce import EXPERIMENT_FILE, Experiment, load_experiment
 from mmtcp.sweep_table import estimate_legend, points_rows
@@ -48,6 +50,8 @@ td.claim { min-width: 24em; }
 .holds { background: #d7f5d7; color: #0b5d0b; }
 .fails { background: #fbd5d5; color: #8c1010; }
 .not-testable { background: #eee; color: #555; }
+.not-settled { background: #fff3cd; color: #6b5000; }
+.holds-under-a-reading { background: #e6f3d0; color: #3d5d0b; }
 .warning { background: #fff3cd; border: 1px solid #e0c060; padding: 0.5em; }
 .meta { color: #444; }
 """
@@ -241,37 +245,61 @@ def _claims_table(entries: Sequence[Mapping[str, Any]]) -> str:
     if not entries:
         return "<p>the experiment states no claims</p>"
     header = "".join(
-        f"<th>{h}</th>" for h in ("claim", "the paper", "expected", "ours (95 % CI)", "verdict")
+        f"<th>{h}</th>"
+        for h in (
+            "claim",
+            "the paper",
+            "expected",
+            "ours (95 % CI), paper's setting",
+            "verdict",
+            "under the readings",
+            "summary",
+        )
     )
     rows = []
-    for entry in entries:
+    for entry in headline_first(entries):
         verdict = str(entry.get("verdict", "?"))
-        unsettled = entry.get("settled") is False
+        summary = str(entry.get("summary", verdict))
+        under = ", ".join(entry.get("holds_under") or [])
+        readings = "; ".join(f"{n}: {v}" for n, v in (entry.get("readings") or {}).items())
         note = entry.get("note") or ""
+        mark = (HEADLINE_MARK + " " if entry.get("headline") else "") + (
+            "(own) " if entry.get("own") else ""
+        )
+        where = entry.get("where") or ""
         rows.append(
             '<tr><td class="claim">'
-            f"<strong>{_e(entry.get('id', ''))}</strong><br>{_e(entry.get('claim', ''))}"
+            f"<strong>{_e(mark)}{_e(entry.get('id', ''))}</strong><br>{_e(entry.get('claim', ''))}"
+            + (f'<br><span class="meta">{_e(where)}: “{_e(entry.get("quote", ""))}”</span>')
             + (f'<br><span class="meta">note: {_e(note)}</span>' if note else "")
             + f"</td><td>{_e(entry.get('paper', ''))}</td>"
             f"<td>{_e(_expected(entry))}</td>"
             f'<td class="number">{_e(entry.get("ours", "-"))}</td>'
-            f'<td class="verdict {verdict.replace(" ", "-")}">{_e(verdict)}'
-            f"{' (?)' if unsettled else ''}</td></tr>"
+            f'<td class="verdict {verdict.replace(" ", "-")}">{_e(verdict)}</td>'
+            f"<td>{_e(readings or '-')}</td>"
+            f'<td class="verdict {summary.replace(" ", "-")}">{_e(summary)}'
+            f"{_e(f' ({under})') if under else ''}</td></tr>"
         )
-    counts = {v: sum(e.get("verdict") == v for e in entries) for v in ("holds", "fails")}
+    counts = {s: sum(e.get("summary", e.get("verdict")) == s for e in entries) for s in SUMMARIES}
     total = (
-        f'<p class="meta">{counts["holds"]} of {len(entries)} claims hold, {counts["fails"]} '
-        "fail; (?): the 95 % CI does not settle the verdict, more seeds could change it</p>"
+        f'<p class="meta">{len(entries)} claims: '
+        + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        + f" ({HEADLINE_MARK}: a headline result of the paper; own: mmtcp's claim, not the "
+        "paper's; verdicts at the paper's setting, summary over the readings)</p>"
     )
     return f"{total}\n<table>\n<tr>{header}</tr>\n" + "\n".join(rows) + "\n</table>"
 
 
 def _expected(entry: Mapping[str, Any]) -> str:
     """The claim's test: e.g. `ratio ≤ 0.9`, `value in [10, 20]`, `means decreasing`."""
-    kind = str(entry.get("kind", "value"))
-    if kind == "order":
-        return f"means {entry.get('direction', 'in order')} along the points"
+    if entry.get("kind") is None:
+        return "-"
+    kind = str(entry.get("measure") or entry.get("kind"))
+    prefix = ""
+    if entry.get("kind") == "order":
+        prefix = f"means {entry.get('direction', 'in order')} along the points, each step's "
     low, high = entry.get("bounds") or [None, None]
+    kind = prefix + kind
     if low is not None and high is not None:
         return f"{kind} in [{low:g}, {high:g}]"
     if low is not None:

@@ -13,7 +13,11 @@ An experiment is a folder `experiments/<paper>/<figure>/` holding:
   from the points of points.json;
 - `README.md`: the claim, what mmtcp gets, how to run it;
 - optionally `[[claims]]` tables: the paper's claims as predicates over the sweep's results,
-  checked when the experiment loads and given a verdict after the run (`mmtcp.claims`).
+  checked when the experiment loads and given a verdict after the run (`mmtcp.claims`), with
+  `[[readings]]` (the readings of parameters the paper does not state) and `source` (the paper
+  the claims quote unless they say otherwise);
+- `claims.json`: the verdicts of its last full reproduction, recorded with `--record`
+  (`mmtcp.claim_tables`).
 
 `reproduce(name)` runs the experiment's sweep into `out/reproduce/<name>[-quick]/` (resumable, as
 any sweep), evaluates its claims into `claims.json` there, then runs its `plot.py` into
@@ -36,14 +40,27 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mmtcp._core import ScenarioError
-from mmtcp.claims import Claim, evaluate_claims, parse_claims, read_run_values, write_claims
+from mmtcp.claim_tables import RECORDED, claims_markdown, replace_generated
+from mmtcp.claim_verdicts import evaluate_claims, read_run_values, write_claims
+from mmtcp.claims import Claim, Reading, parse_claims, parse_readings
 from mmtcp.metrics import check_metrics
 from mmtcp.shipped import EXPERIMENTS
 from mmtcp.sweep import SweepResult, run_spec
 from mmtcp.sweep_spec import SweepSpec, apply_table, read_toml, spec_from_table
 
 EXPERIMENT_FILE = "experiment.toml"
-EXPERIMENT_KEYS = ("name", "title", "claim", "paper", "table", "sweep", "quick", "claims")
+EXPERIMENT_KEYS = (
+    "name",
+    "title",
+    "claim",
+    "paper",
+    "source",
+    "table",
+    "sweep",
+    "quick",
+    "readings",
+    "claims",
+)
 QUICK_KEYS = ("seeds", "grid", "point", "set", "metrics", "variants")
 
 
@@ -58,6 +75,7 @@ class Experiment:
     directory: Path
     config: dict[str, Any]
     claims: tuple[Claim, ...] = ()
+    readings: tuple[Reading, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -137,6 +155,9 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
             raise ScenarioError(f"{path}: table: expected a list of metric paths")
         check_metrics(table, f"{path}: table")
     paper = config.get("paper")
+    source = config.get("source")
+    if source is not None and (not isinstance(source, str) or not source.strip()):
+        raise ScenarioError(f'{path}: source: expected the paper, e.g. "Polese et al. 2017a"')
     experiment = Experiment(
         name=config["name"],
         title=config["title"].strip(),
@@ -145,12 +166,20 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
         directory=path.parent,
         config=config,
     )
+    readings = parse_readings(config.get("readings"), str(path))
     if "claims" not in config:
+        if readings:
+            raise ScenarioError(f"{path}: readings: an experiment without [[claims]] has none")
         return experiment
     claims = parse_claims(
-        config["claims"], str(path), experiment.spec(quick=False), experiment.spec(quick=True)
+        config["claims"],
+        str(path),
+        experiment.spec(quick=False),
+        experiment.spec(quick=True),
+        readings,
+        source,
     )
-    return dataclasses.replace(experiment, claims=tuple(claims))
+    return dataclasses.replace(experiment, claims=tuple(claims), readings=tuple(readings))
 
 
 def find_experiments(
@@ -217,14 +246,22 @@ def reproduce(
     stream: TextIO | None = None,
     warn: Callable[[str], None] | None = None,
     dask: Any = None,
+    record: bool = False,
 ) -> Reproduction:
     """Runs experiment `name` (its quick version if `quick`) and draws its figures.
 
     Output: `out` (default `out/reproduce/<name>[-quick]`) holds the sweep's files (sweep.json,
     runs/, points.csv, points.json), `claims.json` (the claims' verdicts; `[]` without claims)
-    and `figures/`.
+    and `figures/`. `record` (full version only) also keeps claims.json in the experiment's
+    folder and regenerates the claims table of its README.md.
     """
+    if record and quick:
+        raise ScenarioError("reproduce: --record keeps a full run's verdicts; not with --quick")
     experiment = find_experiment(name, experiment_roots(directory))
+    if record:
+        readme = experiment.directory / "README.md"
+        # Checked before the run: a README without the markers would be found only after it.
+        replace_generated(_read(readme), markdown_command(experiment.name), "", str(readme))
     spec = experiment.spec(quick)
     out_dir = Path(out) if out is not None else default_out_dir(experiment.name, quick)
     kwargs: dict[str, Any] = {
@@ -251,8 +288,35 @@ def reproduce(
     values = read_run_values(result.out_dir / "runs", points, result.seeds, metrics)
     claims = evaluate_claims(experiment.claims, points, spec.fixed, values)
     write_claims(result.out_dir / "claims.json", claims)
+    if record and not result.failures:
+        record_claims(experiment, claims)
     figures = draw(experiment, result.points, out_dir / "figures")
     return Reproduction(experiment, result, figures, table, claims)
+
+
+def markdown_command(name: str) -> str:
+    """The command that prints an experiment's README table."""
+    return f"mmtcp claims {name} --markdown"
+
+
+def record_claims(experiment: Experiment, entries: Sequence[dict[str, Any]]) -> None:
+    """Keeps `entries` as the experiment's recorded claims.json and regenerates its README's
+    claims table from them."""
+    from mmtcp.sweep_dir import write_atomically
+
+    write_claims(experiment.directory / RECORDED, entries)
+    readme = experiment.directory / "README.md"
+    text = replace_generated(
+        _read(readme), markdown_command(experiment.name), claims_markdown(entries), str(readme)
+    )
+    write_atomically(readme, text)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot be read ({e.strerror})") from e
 
 
 def _warn_python(message: str) -> None:
