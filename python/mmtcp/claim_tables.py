@@ -233,7 +233,7 @@ def replace_generated(text: str, command: str, table: str, where: str) -> str:
     end = text.find(END, start + 1 if start >= 0 else 0)
     if start < 0 or end < 0:
         raise ScenarioError(
-            f"{where}: no generated claims table; add the two lines\n{begin}\n{END}"
+            f"{where}: no generated claims table; add a line {begin} and a line {END} where it goes"
         )
     return text[: start + len(begin)] + "\n" + table + "\n" + text[end:]
 

@@ -30,7 +30,8 @@ def assert_bad_input(proc: subprocess.CompletedProcess[str], *fragments: str) ->
     return lines[0]
 
 
-VERDICTS = {"holds", "fails", "not testable"}
+VERDICTS = {"holds", "fails", "not settled", "not testable"}
+SUMMARIES = {"holds", "holds under a reading", "fails", "not settled", "not testable"}
 
 
 def assert_claims_json(out: Path, name: str) -> list[dict[str, Any]]:
@@ -41,8 +42,11 @@ def assert_claims_json(out: Path, name: str) -> list[dict[str, Any]]:
     expected = [c["id"] for c in experiment.config.get("claims", [])]
     assert [e["id"] for e in entries] == expected
     for entry in entries:
-        assert {"claim", "paper", "ours", "verdict"} <= entry.keys(), entry
+        keys = {"claim", "paper", "ours", "verdict", "headline", "quote", "where", "readings"}
+        assert keys | {"summary", "source"} <= entry.keys(), entry
         assert entry["verdict"] in VERDICTS, entry
+        assert entry["summary"] in SUMMARIES, entry
+        assert all(v in VERDICTS for v in entry["readings"].values()), entry
         assert isinstance(entry["claim"], str), entry
         assert entry["claim"], entry
     return entries

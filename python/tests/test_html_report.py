@@ -135,36 +135,54 @@ CLAIMS = [
     {
         "id": "short",
         "claim": "small buffers <hurt>",
+        "quote": "a small buffer hurts",
+        "where": "Fig. 2",
         "paper": "qualitative",
-        "kind": "ratio",
+        "headline": False,
+        "kind": "less",
+        "measure": "ratio",
         "bounds": [None, 0.9],
         "ours": "0.403x [0.281, 0.525] (n=3)",
         "verdict": "holds",
-        "settled": True,
         "note": "",
+        "readings": {},
+        "summary": "holds",
+        "holds_under": [],
     },
     {
         "id": "no-gain",
         "claim": "no gain",
+        "quote": "no gain beyond",
+        "where": "§4",
         "paper": "1.0",
+        "headline": True,
         "kind": "ratio",
+        "measure": "ratio",
         "bounds": [0.95, 1.05],
         "ours": "1.3x [1.2, 1.4] (n=3)",
         "verdict": "fails",
-        "settled": False,
-        "note": "more seeds could change the verdict",
+        "note": "",
+        "readings": {"deep": "not settled", "walls-30dB": "holds"},
+        "summary": "holds under a reading",
+        "holds_under": ["walls-30dB"],
     },
     {
         "id": "delay",
         "claim": "only delay",
+        "quote": "only delay",
+        "where": "Fig. 3",
         "paper": "qualitative",
+        "headline": False,
         "kind": "order",
+        "measure": "ratio",
         "direction": "increasing",
-        "bounds": None,
+        "bounds": [None, 0.952],
         "ours": "-",
         "verdict": "not testable",
-        "settled": None,
         "note": "at: no such point in this sweep",
+        "readings": {},
+        "summary": "not testable",
+        "holds_under": [],
     },
 ]
 
@@ -173,17 +191,28 @@ def test_a_reproduction_report_has_the_claims_with_their_verdicts(tmp_path):
     folder = _sweep_dir(tmp_path, CLAIMS)
     page = write_report(folder).read_text(encoding="utf-8")
     verdicts = re.findall(r'<td class="verdict ([a-z-]+)">([^<]*)</td>', page)
+    # Headline first; per claim the verdict at the paper's setting, then the summary.
     assert verdicts == [
+        ("fails", "fails"),
+        ("holds-under-a-reading", "holds under a reading (walls-30dB)"),
         ("holds", "holds"),
-        ("fails", "fails (?)"),
+        ("holds", "holds"),
+        ("not-testable", "not testable"),
         ("not-testable", "not testable"),
     ]
-    assert ".holds {" in page
-    assert ".fails {" in page
-    assert "1 of 3 claims hold, 1 fail" in page
-    for expected in ("ratio ≤ 0.9", "ratio in [0.95, 1.05]", "means increasing along the points"):
+    for style in (".holds {", ".fails {", ".not-settled {", ".holds-under-a-reading {"):
+        assert style in page
+    assert "3 claims: 1 holds, 1 holds under a reading, 1 not testable" in page
+    assert "<td>deep: not settled; walls-30dB: holds</td>" in page
+    assert "<strong>★ no-gain</strong>" in page
+    for expected in (
+        "ratio ≤ 0.9",
+        "ratio in [0.95, 1.05]",
+        "means increasing along the points, each step&#x27;s ratio ≤ 0.952",
+    ):
         assert f"<td>{expected}</td>" in page
     assert "small buffers &lt;hurt&gt;" in page
+    assert "Fig. 2: “a small buffer hurts”" in page
     assert "note: at: no such point in this sweep" in page
     assert "<h2>Figures</h2>" in page
     assert _sources(page)[0].startswith("data:image/png;base64,")
