@@ -108,8 +108,8 @@ class Reproduction:
     figures: list[Path]
     table_metrics: list[str]
     claims: list[dict[str, Any]]
-    """The claims.json entries: id, claim (the quote), paper, ours, verdict, value, ci_low,
-    ci_high, n, settled, note..."""
+    """The claims.json entries: id, claim, quote, where, source, paper, headline, ours, verdict,
+    readings, summary... (`mmtcp.claim_verdicts`)."""
 
 
 def experiment_roots(directory: str | os.PathLike[str] | None = None) -> list[Path]:
