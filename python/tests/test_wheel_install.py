@@ -127,6 +127,11 @@ def test_the_installed_wheel_runs_shipped_scenarios_and_experiments(tmp_path: Pa
     figures = elsewhere / "out" / "reproduce" / "example-chain-quick" / "figures"
     assert list(figures.glob("*.png")), "plot.py drew nothing"
 
+    # The verdicts each shipped experiment keeps, summarised per paper from the installed copy.
+    papers = run(mmtcp, "claims").stdout
+    assert "Headline claims per paper" in papers
+    assert "no recorded full run" not in papers, papers
+
     # The README's way to scenarios of one's own: a copy, run with its plots.
     run(mmtcp, "scenarios", "--copy", "my-scenarios")
     short = ["--set", "simulation.duration=2s"]
