@@ -19,8 +19,9 @@ A term is a selector (a table of override path → value, as in the grid), or a 
 `{ ratio = [term, term] }` / `{ difference = [term, term] }`: that quantity per seed (a
 sensitivity, e.g. throughput at 100 ms over throughput at 10 ms).
 
-The points a sentence covers are `cases`: fragments merged into every selector (a list of tables,
-or a list of such lists whose cartesian product is taken), judged with the sentence's
+The points a sentence covers are `cases`: fragments merged into every selector (or, under a key
+`at` / `over`, into that term's only), a list of tables or a list of such lists whose cartesian
+product is taken, judged with the sentence's
 `quantifier` ("all", the default, "any", or "K of N"). A `[[readings]]` entry names a reading of
 an unstated parameter and the overrides that stand for it (`set`: a table merged into each
 selector, or a list of tables tried in order, the first that matches the sweep winning); a
@@ -391,11 +392,11 @@ def _parse_claim(
             for key in leaf:
                 if key in pool:
                     raise ScenarioError(f"{origin}: pool: {key} is also a key of a selector")
-    cases = _cases(table.get("cases"), origin)
+    cases = _cases(table.get("cases"), kind, origin)
     quantifier, needed = _quantifier(table.get("quantifier", "all"), len(cases), origin)
     chosen = _chosen_readings(table, readings, origin)
     variants, about = _variants(
-        terms, cases, tuple(pool), chosen, "readings" in table, full, full_points, origin
+        kind, terms, cases, tuple(pool), chosen, "readings" in table, full, full_points, origin
     )
     return Claim(
         **common,
@@ -425,7 +426,7 @@ def _term(value: Any, origin: str) -> Term:
         return Term(
             op=op, parts=tuple(_term(p, f"{origin}: {op}[{i}]") for i, p in enumerate(parts))
         )
-    if not isinstance(value, Mapping) or not value:
+    if not isinstance(value, Mapping):
         raise ScenarioError(
             f'{origin}: expected a table of "override.path" = value, e.g. '
             f'{{ "link.bottleneck.buffer" = "250pkt" }}, or {{ ratio = [term, term] }} / '
@@ -437,10 +438,17 @@ def _term(value: Any, origin: str) -> Term:
     return Term(selector=dict(value))
 
 
-def _cases(value: Any, origin: str) -> list[tuple[str, dict[str, Any]]]:
-    """(label, fragment) per case; one unlabelled empty case without `cases`."""
+CaseSpec = tuple[str, dict[str, Any], dict[str, dict[str, Any]]]
+"""A case as written: its label, the overrides merged into every selector, and those merged
+into one term's selectors only (`at` / `over`)."""
+_TERM_FRAGMENTS = ("at", "over")
+
+
+def _cases(value: Any, kind: str, origin: str) -> list[CaseSpec]:
+    """(label, overrides for every selector, overrides per term) per case; one unlabelled empty
+    case without `cases`."""
     if value is None:
-        return [("", {})]
+        return [("", {}, {})]
     if not isinstance(value, list) or not value:
         raise ScenarioError(f"{origin}: cases: expected a non-empty list of tables (or of lists)")
     if all(isinstance(v, Mapping) for v in value):
@@ -452,9 +460,10 @@ def _cases(value: Any, origin: str) -> list[tuple[str, dict[str, Any]]]:
             f"{origin}: cases: expected a list of tables, or a list of lists of tables (their "
             "cartesian product)"
         )
-    cases = []
+    cases: list[CaseSpec] = []
     for combination in itertools.product(*factors):
-        fragment: dict[str, Any] = {}
+        common: dict[str, Any] = {}
+        per_term: dict[str, dict[str, Any]] = {}
         labels = []
         for part in combination:
             part = dict(part)
@@ -463,13 +472,36 @@ def _cases(value: Any, origin: str) -> list[tuple[str, dict[str, Any]]]:
                 raise ScenarioError(f"{origin}: cases: label: expected a string")
             if not part:
                 raise ScenarioError(f"{origin}: cases: a case sets no override")
-            overlap = [key for key in part if key in fragment]
+            shown = []
+            for name in _TERM_FRAGMENTS:
+                if name not in part:
+                    continue
+                fragment = part.pop(name)
+                if name not in _KIND_KEYS[kind]:
+                    raise ScenarioError(f"{origin}: cases: {name}: not a term of a {kind!r} claim")
+                if not isinstance(fragment, Mapping) or not fragment:
+                    raise ScenarioError(
+                        f"{origin}: cases: {name}: expected a table of overrides for that term"
+                    )
+                mine = per_term.setdefault(name, {})
+                overlap = [key for key in fragment if key in mine or key in common]
+                if overlap:
+                    raise ScenarioError(f"{origin}: cases: {overlap[0]} is set twice")
+                mine.update(fragment)
+                shown.append(f"{name} {_label(fragment)}")
+            overlap = [
+                key
+                for key in part
+                if key in common or any(key in mine for mine in per_term.values())
+            ]
             if overlap:
                 raise ScenarioError(f"{origin}: cases: {overlap[0]} is set by two factors")
-            fragment.update(part)
-            labels.append(label if label is not None else _label(part))
-        cases.append((", ".join(labels), fragment))
-    labels = [label for label, _ in cases]
+            common.update(part)
+            if part:
+                shown.insert(0, _label(part))
+            labels.append(label if label is not None else ", ".join(shown))
+        cases.append((", ".join(labels), common, per_term))
+    labels = [label for label, _, _ in cases]
     if len(set(labels)) != len(labels):
         raise ScenarioError(f"{origin}: cases: two cases have the same label; give `label`s")
     return cases
@@ -519,8 +551,9 @@ def _chosen_readings(
 
 
 def _variants(
+    kind: str,
     terms: tuple[Term, ...],
-    cases: list[tuple[str, dict[str, Any]]],
+    cases: list[CaseSpec],
     pool: tuple[str, ...],
     readings: Sequence[Reading],
     listed: bool,
@@ -533,9 +566,16 @@ def _variants(
     def merged(fragment: Mapping[str, Any]) -> Any:
         return lambda selector: {**selector, **fragment}
 
+    names = term_names(kind, len(terms))
     setting = tuple(
-        Case(label, tuple(term.map_leaves(merged(fragment)) for term in terms))
-        for label, fragment in cases
+        Case(
+            label,
+            tuple(
+                term.map_leaves(merged({**common, **per_term.get(name, {})}))
+                for name, term in zip(names, terms, strict=True)
+            ),
+        )
+        for label, common, per_term in cases
     )
     for case in setting:
         for leaf in (leaf for term in case.terms for leaf in term.leaves()):

@@ -280,6 +280,39 @@ def test_cases_are_judged_with_the_quantifier():
         verdict(quantifier="3 of 5")
 
 
+def test_a_case_may_set_one_terms_overrides_only():
+    # "A beats each of the others": `over` moves through the others, `at` stays.
+    spec = SweepSpec(
+        scenario="unused.toml",
+        seeds=[1, 2, 3],
+        grid={"scheme": ["cotag", "cubic", "mptcp"], "d": [1, 2]},
+        metrics=["m"],
+    )
+    rate = {"cotag": 100, "cubic": 50, "mptcp": 98}
+    values = _grid_values(spec, lambda o, s: rate[o["scheme"]] + s)
+    table = _claim(
+        "greater",
+        at={"scheme": "cotag"},
+        over={},
+        cases=[
+            [{"over": {"scheme": "cubic"}}, {"over": {"scheme": "mptcp"}}],
+            [{"d": 1}, {"d": 2}],
+        ],
+    )
+    (claim,) = _claims(table, spec=spec)
+    entry = evaluate(claim, spec.expand(), spec.fixed, values)
+    assert [c["label"] for c in entry["cases"]] == [
+        "over scheme=cubic, d=1",
+        "over scheme=cubic, d=2",
+        "over scheme=mptcp, d=1",
+        "over scheme=mptcp, d=2",
+    ]
+    assert [c["verdict"] for c in entry["cases"]] == ["holds", "holds", "fails", "fails"]
+    assert entry["verdict"] == "fails"
+    with pytest.raises(ScenarioError, match="cases: over: not a term of a 'value' claim"):
+        _claims(_claim("value", at={"d": 1}, min=0, cases=[{"over": {"d": 2}}]), spec=spec)
+
+
 def test_combining_cases():
     assert combine(["holds", "holds", "not settled"], 2) == "holds"
     assert combine(["holds", "fails", "not settled"], 3) == "fails"
