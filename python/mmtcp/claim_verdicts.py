@@ -254,8 +254,17 @@ def _variant(
             "cases": results,
         }
     holds = sum(r["verdict"] == "holds" for r in results)
-    # Show the first case that does not hold (what decides a failure), else the first.
-    shown = next((r for r in results if r["verdict"] != "holds"), results[0])
+    # Show the first case with the claim's verdict (what decides a failure or leaves it
+    # unsettled), or for a claim that holds the first case that does not, else the first.
+    wanted = verdict if verdict != "holds" else None
+    shown = next(
+        (
+            r
+            for r in results
+            if r["verdict"] == wanted or (wanted is None and r["verdict"] != "holds")
+        ),
+        results[0],
+    )
     ours = f"{holds}/{len(results)} hold ({claim.quantifier}); {shown['label']}: {shown['ours']}"
     if shown["verdict"] != "holds":
         ours += f" {shown['verdict']}"
@@ -288,10 +297,14 @@ def _case(
         "n": 0,
         "note": "",
     }
+    if case.metric is not None:
+        result["metric"] = case.metric
     assert claim.metric is not None
     series = []
     for name, term in zip(claim.term_names, case.terms, strict=True):
-        metric = claim.over_metric if name == "over" and claim.over_metric else claim.metric
+        metric = case.metric or claim.metric
+        if name == "over" and claim.over_metric:
+            metric = claim.over_metric
         try:
             series.append(_term_values(term, metric, claim, points, fixed, values))
         except _Absent:
@@ -301,8 +314,8 @@ def _case(
     result["n"] = len(common)
     if len(common) < 2:
         result["note"] = (
-            f"{claim.metric}: {len(common)} seed(s) with a value at every point; a verdict "
-            "needs at least 2"
+            f"{case.metric or claim.metric}: {len(common)} seed(s) with a value at every point; "
+            "a verdict needs at least 2"
         )
         return result
     columns = [[s[seed] for seed in common] for s in series]

@@ -20,8 +20,8 @@ A term is a selector (a table of override path → value, as in the grid), or a 
 sensitivity, e.g. throughput at 100 ms over throughput at 10 ms).
 
 The points a sentence covers are `cases`: fragments merged into every selector (or, under a key
-`at` / `over`, into that term's only), a list of tables or a list of such lists whose cartesian
-product is taken, judged with the sentence's
+`at` / `over`, into that term's only; a case's `metric` replaces the claim's), a list of tables
+or a list of such lists whose cartesian product is taken, judged with the sentence's
 `quantifier` ("all", the default, "any", or "K of N"). A `[[readings]]` entry names a reading of
 an unstated parameter and the overrides that stand for it (`set`: a table merged into each
 selector, or a list of tables tried in order, the first that matches the sweep winning); a
@@ -140,10 +140,12 @@ class Reading:
 
 @dataclass(frozen=True)
 class Case:
-    """One point a claim's sentence covers: its label and its terms, resolved for one variant."""
+    """One point a claim's sentence covers: its label and its terms, resolved for one variant,
+    and the metric it reads when not the claim's (a sentence about several percentiles)."""
 
     label: str
     terms: tuple[Term, ...]
+    metric: str | None = None
 
 
 @dataclass(frozen=True)
@@ -258,7 +260,12 @@ def parse_claims(
         claim = _parse_claim(table, origin, source, readings, full, full_points)
         if any(other.id == claim.id for other in claims):
             raise ScenarioError(f"{origin}: id: {claim.id!r} is the id of another claim")
-        for key, metric in (("metric", claim.metric), ("over_metric", claim.over_metric)):
+        case_metrics = [("cases: metric", c.metric) for c in claim.variants.get(SETTING, ())]
+        for key, metric in (
+            ("metric", claim.metric),
+            ("over_metric", claim.over_metric),
+            *case_metrics,
+        ):
             if full.metrics is not None and metric is not None and metric not in full.metrics:
                 raise ScenarioError(f"{origin}: {key}: {metric} is not one of the sweep's metrics")
         if quick is not None:
@@ -393,6 +400,10 @@ def _parse_claim(
                 if key in pool:
                     raise ScenarioError(f"{origin}: pool: {key} is also a key of a selector")
     cases = _cases(table.get("cases"), kind, origin)
+    if over_metric is not None and any(metric is not None for *_, metric in cases):
+        raise ScenarioError(
+            f"{origin}: cases: metric: not with over_metric (which metric at over?)"
+        )
     quantifier, needed = _quantifier(table.get("quantifier", "all"), len(cases), origin)
     chosen = _chosen_readings(table, readings, origin)
     variants, about = _variants(
@@ -438,9 +449,9 @@ def _term(value: Any, origin: str) -> Term:
     return Term(selector=dict(value))
 
 
-CaseSpec = tuple[str, dict[str, Any], dict[str, dict[str, Any]]]
-"""A case as written: its label, the overrides merged into every selector, and those merged
-into one term's selectors only (`at` / `over`)."""
+CaseSpec = tuple[str, dict[str, Any], dict[str, dict[str, Any]], str | None]
+"""A case as written: its label, the overrides merged into every selector, those merged into one
+term's selectors only (`at` / `over`), and the metric it reads instead of the claim's."""
 _TERM_FRAGMENTS = ("at", "over")
 
 
@@ -448,7 +459,7 @@ def _cases(value: Any, kind: str, origin: str) -> list[CaseSpec]:
     """(label, overrides for every selector, overrides per term) per case; one unlabelled empty
     case without `cases`."""
     if value is None:
-        return [("", {}, {})]
+        return [("", {}, {}, None)]
     if not isinstance(value, list) or not value:
         raise ScenarioError(f"{origin}: cases: expected a non-empty list of tables (or of lists)")
     if all(isinstance(v, Mapping) for v in value):
@@ -464,6 +475,7 @@ def _cases(value: Any, kind: str, origin: str) -> list[CaseSpec]:
     for combination in itertools.product(*factors):
         common: dict[str, Any] = {}
         per_term: dict[str, dict[str, Any]] = {}
+        metric: str | None = None
         labels = []
         for part in combination:
             part = dict(part)
@@ -473,6 +485,13 @@ def _cases(value: Any, kind: str, origin: str) -> list[CaseSpec]:
             if not part:
                 raise ScenarioError(f"{origin}: cases: a case sets no override")
             shown = []
+            if "metric" in part:
+                if metric is not None:
+                    raise ScenarioError(f"{origin}: cases: metric is set by two factors")
+                metric = part.pop("metric")
+                if not isinstance(metric, str) or not metric.strip():
+                    raise ScenarioError(f"{origin}: cases: metric: expected a metric path")
+                shown.append(metric.rsplit(".", 1)[-1])
             for name in _TERM_FRAGMENTS:
                 if name not in part:
                     continue
@@ -500,8 +519,8 @@ def _cases(value: Any, kind: str, origin: str) -> list[CaseSpec]:
             if part:
                 shown.insert(0, _label(part))
             labels.append(label if label is not None else ", ".join(shown))
-        cases.append((", ".join(labels), common, per_term))
-    labels = [label for label, _, _ in cases]
+        cases.append((", ".join(labels), common, per_term, metric))
+    labels = [label for label, _, _, _ in cases]
     if len(set(labels)) != len(labels):
         raise ScenarioError(f"{origin}: cases: two cases have the same label; give `label`s")
     return cases
@@ -574,8 +593,9 @@ def _variants(
                 term.map_leaves(merged({**common, **per_term.get(name, {})}))
                 for name, term in zip(names, terms, strict=True)
             ),
+            metric,
         )
-        for label, common, per_term in cases
+        for label, common, per_term, metric in cases
     )
     for case in setting:
         for leaf in (leaf for term in case.terms for leaf in term.leaves()):
@@ -600,7 +620,7 @@ def _variants(
             return selector
 
         resolved = tuple(
-            Case(case.label, tuple(term.map_leaves(resolve) for term in case.terms))
+            Case(case.label, tuple(term.map_leaves(resolve) for term in case.terms), case.metric)
             for case in setting
         )
         if changed:

@@ -313,6 +313,37 @@ def test_a_case_may_set_one_terms_overrides_only():
         _claims(_claim("value", at={"d": 1}, min=0, cases=[{"over": {"d": 2}}]), spec=spec)
 
 
+def test_a_case_may_read_another_metric():
+    # "outperform ... in terms of percentiles": one sentence, several percentiles.
+    spec = SweepSpec(
+        scenario="unused.toml",
+        seeds=[1, 2, 3],
+        grid={"proxy": ["no", "yes"]},
+        metrics=["p50", "p99"],
+    )
+    cut = {"p50": 1.0, "p99": 0.5}  # the proxy halves the tail, leaves the median
+    values = {
+        p.id: {
+            seed: {m: (100 + seed) * (cut[m] if p.overrides["proxy"] == "yes" else 1) for m in cut}
+            for seed in spec.seeds
+        }
+        for p in spec.expand()
+    }
+    table = {
+        **_claim("less", at={"proxy": "yes"}, over={"proxy": "no"}),
+        "metric": "p50",
+        "cases": [{"metric": "p50"}, {"metric": "p99"}],
+    }
+    (claim,) = _claims(table, spec=spec)
+    entry = evaluate(claim, spec.expand(), spec.fixed, values)
+    assert [(c["label"], c["metric"], c["verdict"]) for c in entry["cases"]] == [
+        ("p50", "p50", "fails"),
+        ("p99", "p99", "holds"),
+    ]
+    with pytest.raises(ScenarioError, match="cases: metric: p999 is not one of the sweep's"):
+        _claims({**table, "cases": [{"metric": "p999"}]}, spec=spec)
+
+
 def test_combining_cases():
     assert combine(["holds", "holds", "not settled"], 2) == "holds"
     assert combine(["holds", "fails", "not settled"], 3) == "fails"

@@ -1,10 +1,16 @@
 """Figures of drago2019-rtt (Drago et al. Figs. 6-9), each statistic the mean over the seeds with
-its 95 % CI, and time plots from one extra run per scheme:
+its 95 % CI, and time plots from extra runs (scenario B, seed 1, 30 s, 35 dB blockage), once at
+the paper's setting (10 dB walls, `_r10`) and once at the outage reading (30 dB walls, `_r30`):
 
-- `timeline_<scheme>.png`: channel rate and application rate (a), congestion window and slow
-  start threshold — for the proxies, the proxy's BDP estimate — (b) over scenario B, seed 1, at
-  the claims' outage reading (35 dB blockage, 30 dB walls) (Figs. 6 and 7);
-- `blockage_rtt.png`: the RTT of each scheme around the deepest blockage of that run (Fig. 8);
+- `timeline_<scheme>_r<walls>.png`: channel rate and application rate (a), congestion window with
+  slow start threshold — for the proxies, the proxy's BDP estimate — (b) (Figs. 6 and 7);
+- `blockage_rtt_r<walls>.png`: the RTT of each scheme through the blockage that holds the lowest
+  channel rate after the start-up (the stretch where the rate stays below its peak) (Fig. 8);
+- `blockage_window.csv`: from the same runs, per reading and scheme, the highest RTT (mean per
+  10 ms) over the whole run, over the first 2 s (the start-up), after them, and through that
+  blockage (0.5 s before it to 1 s after it), and the share of 100 ms intervals after the first
+  second with an application rate below 10 Mbit/s (Fig. 6a): what the sweep's whole-run
+  summaries cannot separate;
 - `rtt_percentiles_r<loss>.png`: RTT percentiles 50, 99 and 99.999 per scenario and scheme at a
   35 dB blockage, one figure per wall reflection loss (Fig. 9);
 - `throughput_r<loss>.png`: mean application throughput per scenario and scheme, likewise;
@@ -27,8 +33,10 @@ SCENARIO = Path(__file__).parent / "scenario.toml"
 SOURCE = "link.air.radio.channel.source.scenario"
 DEPTH = "link.air.radio.channel.source.blockage_db"
 WALLS = "link.air.radio.channel.source.reflection_loss_db"
-CLAIM_DEPTH = 35.0  # the claims' reading: a whole body (Drago et al. §I, [13])
+CLAIM_DEPTH = 35.0  # the paper's setting: a whole body (Drago et al. §I, [13])
+SETTING_WALLS = 10.0  # the paper's setting: strong reflections, no outage (README)
 OUTAGE_WALLS = 30.0  # the wall reading at which a 35 dB blockage reaches outage
+START_UP_S = 2.0  # the start-up the blockage window leaves out (slow start, T not yet measured)
 PROXY = "node.proxy.processors"
 SCHEMES = [
     ("cubic", "TCP CUBIC", "tab:red"),
@@ -92,7 +100,55 @@ def bars(points, metrics, scale, ylabel, title, path: Path) -> Path:
 
 
 def timelines(out_dir: Path) -> list[Path]:
-    """Runs scenario B once per scheme (seed 1) and draws its time plots."""
+    """Runs scenario B once per scheme (seed 1) at the setting's walls and at the outage reading,
+    draws the time plots and writes `blockage_window.csv`."""
+    paths = []
+    rows = [
+        "walls_db,scheme,max_rtt_ms,max_rtt_first_2s_ms,max_rtt_after_2s_ms,"
+        "blockage_from_s,blockage_to_s,max_rtt_blockage_ms,share_100ms_below_10mbps"
+    ]
+    for walls in (SETTING_WALLS, OUTAGE_WALLS):
+        series = timeline_runs(walls)
+        paths.extend(timeline_figures(series, walls, out_dir))
+        first, last = blockage(series["cubic"])
+        for key, _, _ in SCHEMES:
+            ts = series[key]
+            time = ts["time_s"].to_numpy()
+            rtt = ts["flow.tcp.rtt_ms"].to_numpy()
+            near = (time > first - 0.5) & (time < last + 1.0)
+            goodput = ts["flow.tcp.goodput_bps"].to_numpy()
+            rows_100ms = len(goodput) // 10
+            per_100ms = goodput[: rows_100ms * 10].reshape(rows_100ms, 10).mean(axis=1)
+            share = float(np.mean(per_100ms[10:] < 10e6)) if rows_100ms > 10 else float("nan")
+            rows.append(
+                f"{walls:g},{key},{np.nanmax(rtt):.1f},{np.nanmax(rtt[~(time > START_UP_S)]):.1f},"
+                f"{np.nanmax(rtt[time > START_UP_S]):.1f},{first:.2f},{last:.2f},"
+                f"{np.nanmax(rtt[near]):.1f},{share:.3f}"
+            )
+        paths.append(blockage_figure(series, walls, (first, last), out_dir))
+    path = out_dir / "blockage_window.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    paths.append(path)
+    return paths
+
+
+def blockage(ts: Any) -> tuple[float, float]:
+    """The first and last time of the blockage that holds the lowest channel rate after the
+    start-up: the stretch around it where the rate stays below the run's highest."""
+    time = ts["time_s"].to_numpy()
+    capacity = ts["link.air.fwd.capacity_bps"].to_numpy()
+    below = capacity < 0.99 * np.nanmax(capacity)
+    after = np.flatnonzero(time > START_UP_S)
+    first = last = int(after[np.argmin(capacity[after])])
+    while first > 0 and below[first - 1]:
+        first -= 1
+    while last + 1 < len(time) and below[last + 1]:
+        last += 1
+    return float(time[first]), float(time[last])
+
+
+def timeline_runs(walls: float) -> dict[str, Any]:
+    """The time series of one 30 s run per scheme, scenario B, seed 1."""
     proxies = {
         "cubic": [],
         "reactive": [{"kind": "bdp", "policy": "reactive", "link": "air"}],
@@ -100,18 +156,24 @@ def timelines(out_dir: Path) -> list[Path]:
     }
     delays = {"report_delay": "20ms", "control_delay": "50us"}
     series = {}
-    paths = []
-    for key, label, _ in SCHEMES:
+    for key, _, _ in SCHEMES:
         processors = [{**p, **delays} for p in proxies[key]]
         overrides = {
             SOURCE: "b",
             DEPTH: CLAIM_DEPTH,
-            WALLS: OUTAGE_WALLS,
+            WALLS: walls,
             PROXY: processors,
             "simulation.duration": TIMELINE_SECONDS,
         }
-        ts = mmtcp.run(SCENARIO, seed=1, overrides=overrides).timeseries
-        series[key] = ts
+        series[key] = mmtcp.run(SCENARIO, seed=1, overrides=overrides).timeseries
+    return series
+
+
+def timeline_figures(series: dict[str, Any], walls: float, out_dir: Path) -> list[Path]:
+    """`timeline_<scheme>_r<walls>.png`: Figs. 6 and 7."""
+    paths = []
+    for key, label, _ in SCHEMES:
+        ts = series[key]
         t = ts["time_s"].to_numpy()
         figure = Figure(figsize=(12, 4.5), layout="constrained")
         rate_axes, window_axes = figure.subplots(1, 2)
@@ -138,36 +200,42 @@ def timelines(out_dir: Path) -> list[Path]:
         window_axes.grid(True, alpha=0.3)
         wrapped_title(
             figure,
-            f"{label}, scenario B, {CLAIM_DEPTH:.0f} dB blockage, "
-            f"{OUTAGE_WALLS:.0f} dB walls (seed 1)",
+            f"{label}, scenario B, {CLAIM_DEPTH:.0f} dB blockage, {walls:.0f} dB walls (seed 1)",
         )
-        path = out_dir / f"timeline_{key}.png"
+        path = out_dir / f"timeline_{key}_r{walls:.0f}.png"
         figure.savefig(path, dpi=120)
         paths.append(path)
+    return paths
 
-    capacity = series["cubic"]["link.air.fwd.capacity_bps"].to_numpy()
-    t = series["cubic"]["time_s"].to_numpy()
-    deepest = float(t[int(np.argmin(capacity))])
+
+def blockage_figure(
+    series: dict[str, Any], walls: float, span: tuple[float, float], out_dir: Path
+) -> Path:
+    """`blockage_rtt_r<walls>.png`: the RTT through the blockage of `span` (Fig. 8)."""
+    first, last = span
     figure = Figure(figsize=(8, 4.5), layout="constrained")
     axes = figure.subplots()
     for key, label, colour in SCHEMES:
         ts = series[key]
-        window = (ts["time_s"] > deepest - 3) & (ts["time_s"] < deepest + 3)
+        window = (ts["time_s"] > first - 1.0) & (ts["time_s"] < last + 2.0)
         axes.plot(ts["time_s"][window], ts["flow.tcp.rtt_ms"][window], label=label, color=colour)
+    axes.axvspan(first, last, color="grey", alpha=0.15, label="blockage (rate below its peak)")
     axes.set_xlabel("time (s)")
     axes.set_ylabel("RTT (ms, mean per 10 ms)")
-    # §IV, Fig. 8: the reactive proxy "guarantees an RTT not higher than 70 ms (with respect to
+    # §V, Fig. 8: the reactive proxy "guarantees an RTT not higher than 70 ms (with respect to
     # the peak of 200 ms experienced by TCP CUBIC)".
     paper_line(axes, 200.0, "CUBIC's RTT peak, 200 ms")
     paper_line(axes, 70.0, "reactive proxy's highest RTT, 70 ms", linestyle=":")
     axes.set_ylim(bottom=0)
-    axes.set_title(f"RTT around the deepest blockage (t = {deepest:.2f} s), scenario B")
+    axes.set_title(
+        f"RTT through the deepest blockage after {START_UP_S:g} s ({first:.2f}-{last:.2f} s), "
+        f"scenario B, {walls:.0f} dB walls"
+    )
     axes.grid(True, alpha=0.3)
     axes.legend()
-    path = out_dir / "blockage_rtt.png"
+    path = out_dir / f"blockage_rtt_r{walls:.0f}.png"
     figure.savefig(path, dpi=120)
-    paths.append(path)
-    return paths
+    return path
 
 
 def sensitivity(points: list[dict[str, Any]], path: Path) -> Path | None:
