@@ -299,6 +299,8 @@ def _case(
     }
     if case.metric is not None:
         result["metric"] = case.metric
+    if case.bounds is not None:
+        result["bounds"] = list(case.bounds)
     assert claim.metric is not None
     series = []
     for name, term in zip(claim.term_names, case.terms, strict=True):
@@ -324,7 +326,8 @@ def _case(
     if claim.kind in ("greater", "less"):
         low, high, how = _comparison_bounds(claim.kind, claim.min_effect, claim.min_difference)
     else:
-        low, high, how = claim.low, claim.high, claim.kind
+        low, high = case.bounds or (claim.low, claim.high)
+        how = claim.kind
     estimate = _estimate(how, columns)
     if estimate is None:
         result["note"] = "the mean at `over` is not positive: no ratio (give min_difference)"

@@ -25,7 +25,8 @@ or a list of such lists whose cartesian product is taken, judged with the senten
 `quantifier` ("all", the default, "any", or "K of N"). A `[[readings]]` entry names a reading of
 an unstated parameter and the overrides that stand for it (`set`: a table merged into each
 selector, or a list of tables tried in order, the first that matches the sweep winning); a
-selector that no alternative changes keeps its value (the reading does not touch that side). A
+selector that no alternative changes keeps its value (the reading does not touch that side), and
+`when` restricts a reading to the selectors that have the values it gives. A
 claim is evaluated at the paper's setting (its selectors as written) and under every reading
 that changes at least one of its selectors (or those it lists in `readings`).
 
@@ -85,7 +86,7 @@ CLAIM_KEYS = (
     "direction",
     "untestable",
 )
-READING_KEYS = ("name", "about", "set")
+READING_KEYS = ("name", "about", "set", "when")
 _TEXT_KEYS = ("id", "claim", "quote", "where", "paper")
 _UNTESTABLE_KEYS = ("id", "claim", "quote", "where", "source", "paper", "headline", "own", "figure")
 _KIND_KEYS = {
@@ -136,6 +137,8 @@ class Reading:
     name: str
     about: str
     alternatives: tuple[Mapping[str, Any], ...]
+    when: Mapping[str, Any] | None = None
+    """Only selectors that match these values (as a selector matches a point) are changed."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,8 @@ class Case:
     label: str
     terms: tuple[Term, ...]
     metric: str | None = None
+    bounds: tuple[float | None, float | None] | None = None
+    """The case's own bounds (a sentence with a number per point), else the claim's."""
 
 
 @dataclass(frozen=True)
@@ -229,8 +234,19 @@ def parse_readings(tables: Any, where: str) -> list[Reading]:
                 f"{at} ({name}): set: expected a table of override path → value, or a list "
                 "of such tables (alternatives, the first that matches a selector's points wins)"
             )
+        when = table.get("when")
+        if when is not None and (not isinstance(when, Mapping) or not when):
+            raise ScenarioError(
+                f"{at} ({name}): when: expected a table of override path → value: the selectors "
+                "the reading changes"
+            )
         readings.append(
-            Reading(name, " ".join(about.split()), tuple(dict(a) for a in alternatives))
+            Reading(
+                name,
+                " ".join(about.split()),
+                tuple(dict(a) for a in alternatives),
+                dict(when) if when is not None else None,
+            )
         )
     return readings
 
@@ -378,7 +394,6 @@ def _parse_claim(
         terms = tuple(_term(p, f"{origin}: points[{i}]") for i, p in enumerate(points))
     else:
         terms = tuple(_term(table[key], f"{origin}: {key}") for key in _KIND_KEYS[kind])
-    low, high = _bounds(table, kind, origin)
     min_effect, min_difference = _effect(table, kind, origin)
     over_metric = table.get("over_metric")
     if over_metric is not None:
@@ -400,7 +415,12 @@ def _parse_claim(
                 if key in pool:
                     raise ScenarioError(f"{origin}: pool: {key} is also a key of a selector")
     cases = _cases(table.get("cases"), kind, origin)
-    if over_metric is not None and any(metric is not None for *_, metric in cases):
+    every_case_bounded = all(case[4] is not None for case in cases)
+    if every_case_bounded and not any(key in table for key in _BOUND_KEYS):
+        low = high = None
+    else:
+        low, high = _bounds(table, kind, origin)
+    if over_metric is not None and any(case[3] is not None for case in cases):
         raise ScenarioError(
             f"{origin}: cases: metric: not with over_metric (which metric at over?)"
         )
@@ -449,9 +469,16 @@ def _term(value: Any, origin: str) -> Term:
     return Term(selector=dict(value))
 
 
-CaseSpec = tuple[str, dict[str, Any], dict[str, dict[str, Any]], str | None]
+CaseSpec = tuple[
+    str,
+    dict[str, Any],
+    dict[str, dict[str, Any]],
+    str | None,
+    tuple[float | None, float | None] | None,
+]
 """A case as written: its label, the overrides merged into every selector, those merged into one
-term's selectors only (`at` / `over`), and the metric it reads instead of the claim's."""
+term's selectors only (`at` / `over`), the metric it reads instead of the claim's, and its own
+bounds."""
 _TERM_FRAGMENTS = ("at", "over")
 
 
@@ -459,7 +486,7 @@ def _cases(value: Any, kind: str, origin: str) -> list[CaseSpec]:
     """(label, overrides for every selector, overrides per term) per case; one unlabelled empty
     case without `cases`."""
     if value is None:
-        return [("", {}, {}, None)]
+        return [("", {}, {}, None, None)]
     if not isinstance(value, list) or not value:
         raise ScenarioError(f"{origin}: cases: expected a non-empty list of tables (or of lists)")
     if all(isinstance(v, Mapping) for v in value):
@@ -476,10 +503,21 @@ def _cases(value: Any, kind: str, origin: str) -> list[CaseSpec]:
         common: dict[str, Any] = {}
         per_term: dict[str, dict[str, Any]] = {}
         metric: str | None = None
+        bounds: tuple[float | None, float | None] | None = None
         labels = []
         for part in combination:
             part = dict(part)
             label = part.pop("label", None)
+            own_bounds = {key: part.pop(key) for key in _BOUND_KEYS if key in part}
+            if own_bounds:
+                if bounds is not None:
+                    raise ScenarioError(f"{origin}: cases: bounds are set by two factors")
+                if kind not in ("value", "ratio", "difference"):
+                    raise ScenarioError(
+                        f"{origin}: cases: {next(iter(own_bounds))}: only a value, ratio or "
+                        "difference claim has bounds"
+                    )
+                bounds = _bounds(own_bounds, kind, f"{origin}: cases")
             if label is not None and not isinstance(label, str):
                 raise ScenarioError(f"{origin}: cases: label: expected a string")
             if not part:
@@ -519,8 +557,8 @@ def _cases(value: Any, kind: str, origin: str) -> list[CaseSpec]:
             if part:
                 shown.insert(0, _label(part))
             labels.append(label if label is not None else ", ".join(shown))
-        cases.append((", ".join(labels), common, per_term, metric))
-    labels = [label for label, _, _, _ in cases]
+        cases.append((", ".join(labels), common, per_term, metric, bounds))
+    labels = [label for label, *_ in cases]
     if len(set(labels)) != len(labels):
         raise ScenarioError(f"{origin}: cases: two cases have the same label; give `label`s")
     return cases
@@ -594,8 +632,9 @@ def _variants(
                 for name, term in zip(names, terms, strict=True)
             ),
             metric,
+            bounds,
         )
-        for label, common, per_term, metric in cases
+        for label, common, per_term, metric, bounds in cases
     )
     for case in setting:
         for leaf in (leaf for term in case.terms for leaf in term.leaves()):
@@ -608,6 +647,11 @@ def _variants(
 
         def resolve(selector: Mapping[str, Any], reading: Reading = reading) -> Mapping[str, Any]:
             nonlocal changed
+            if reading.when is not None and not all(
+                key in selector and matches(value, selector[key])
+                for key, value in reading.when.items()
+            ):
+                return selector
             for alternative in reading.alternatives:
                 if any(key in pool for key in alternative):
                     continue  # the claim pools over what the reading sets
@@ -620,7 +664,12 @@ def _variants(
             return selector
 
         resolved = tuple(
-            Case(case.label, tuple(term.map_leaves(resolve) for term in case.terms), case.metric)
+            Case(
+                case.label,
+                tuple(term.map_leaves(resolve) for term in case.terms),
+                case.metric,
+                case.bounds,
+            )
             for case in setting
         )
         if changed:

@@ -344,6 +344,35 @@ def test_a_case_may_read_another_metric():
         _claims({**table, "cases": [{"metric": "p999"}]}, spec=spec)
 
 
+def test_a_case_may_have_its_own_bounds():
+    # "by 100 Mbit/s at 75 m and 50 Mbit/s at 100 m": one sentence, a number per point.
+    spec = SweepSpec(
+        scenario="unused.toml",
+        seeds=[1, 2, 3],
+        grid={"d": [75, 100], "mode": ["am", "um"]},
+        metrics=["m"],
+    )
+    gain = {75: 100.0, 100: 20.0}
+    values = _grid_values(spec, lambda o, s: 1000 + s + (gain[o["d"]] if o["mode"] == "am" else 0))
+    table = _claim(
+        "difference",
+        at={"mode": "am"},
+        over={"mode": "um"},
+        cases=[{"d": 75, "target": 100.0}, {"d": 100, "target": 50.0}],
+    )
+    (claim,) = _claims(table, spec=spec)
+    entry = evaluate(claim, spec.expand(), spec.fixed, values)
+    assert [(c["bounds"], c["verdict"]) for c in entry["cases"]] == [
+        ([85.0, 115.0], "holds"),
+        ([42.5, 57.5], "fails"),
+    ]
+    assert entry["bounds"] == [None, None]
+    with pytest.raises(ScenarioError, match="give min, max, or target"):
+        _claims({**table, "cases": [{"d": 75, "target": 100.0}, {"d": 100}]}, spec=spec)
+    with pytest.raises(ScenarioError, match="cases: min: only a value, ratio or difference"):
+        _claims({**table, "kind": "greater", "cases": [{"d": 75, "min": 1.0}]}, spec=spec)
+
+
 def test_combining_cases():
     assert combine(["holds", "holds", "not settled"], 2) == "holds"
     assert combine(["holds", "fails", "not settled"], 3) == "fails"
@@ -456,6 +485,41 @@ def test_a_reading_tries_its_alternatives_and_leaves_other_sides_alone():
     other = {**_claim("value", at={"path": "other"}, min=0.0), "id": "o"}
     claims = _claims(table, other, spec=spec, readings=reading)
     assert list(claims[1].variants) == ["setting"]
+
+
+def test_a_reading_with_when_changes_only_the_selectors_it_names():
+    # PEP's other timer rule is a reading of PEP's points only, not of mmPEP's or TCP's.
+    pep = [{"kind": "pep", "cache": "64MB"}]
+    spec = SweepSpec(
+        scenario="unused.toml",
+        seeds=[1, 2],
+        grid={
+            "proc": [[], pep, [{**pep[0], "timeout": "go_back_n"}], [{"kind": "mmpep"}]],
+        },
+        metrics=["m"],
+    )
+    (reading,) = parse_readings(
+        [
+            {
+                "name": "pep-go-back-n",
+                "about": "PEP's timer goes back N",
+                "when": {"proc": [{"kind": "pep"}]},
+                "set": {"proc": [{"kind": "pep", "cache": "64MB", "timeout": "go_back_n"}]},
+            }
+        ],
+        "exp.toml",
+    )
+    table = _claim("greater", at={"proc": [{"kind": "mmpep"}]}, over={"proc": []})
+    table["cases"] = [{"over": {"proc": pep}}, {"over": {"proc": []}}]
+    (claim,) = _claims(table, spec=spec, readings=[reading])
+    setting, under = claim.variants["setting"], claim.variants["pep-go-back-n"]
+    assert [t.selector for t in under[0].terms] == [
+        {"proc": [{"kind": "mmpep"}]},
+        {"proc": [{"kind": "pep", "cache": "64MB", "timeout": "go_back_n"}]},
+    ]
+    assert under[1] == setting[1]  # mmPEP over TCP: untouched
+    with pytest.raises(ScenarioError, match="when: expected a table"):
+        parse_readings([{"name": "r", "about": "a", "set": {"x": 1}, "when": []}], "exp.toml")
 
 
 def test_derived_terms_compare_sensitivities():

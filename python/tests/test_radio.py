@@ -74,7 +74,33 @@ def test_polese2017_retx_quick_reproduces_with_figures(cli, tmp_path):
     assert gains[0] == "reading,distance,workload,baseline,quantity,mean,ci95,seeds"
     assert any(line.startswith("paper setting,150 m,bulk,") for line in gains)
     assert (REPO / "experiments" / "polese2017" / "retx" / "README.md").is_file()
-    assert_claims_json(out, "polese2017-retx")
+    entries = {e["id"]: e for e in assert_claims_json(out, "polese2017-retx")}
+    headlines = {i: e["source"] for i, e in entries.items() if e["headline"]}
+    assert headlines == {
+        "retx-needed-for-high-throughput": "Polese et al. 2017a",
+        "retx-add-latency": "Polese et al. 2017b",
+    }
+    bulk_readings = {"redraw-1s", "bler-1e-4", "redraw-1s-bler-1e-4"}
+    for entry in entries.values():
+        # The downloads exist at the setting and under redraw-1s only; the quick run has no
+        # reading's points, and no 75 m point: those cases lack their points, the others not.
+        downloads = "download" in entry["id"] or entry["id"] == "am-shortens-downloads"
+        assert set(entry["readings"]) == ({"redraw-1s"} if downloads else bulk_readings)
+        assert set(entry["readings"].values()) == {"not testable"}, entry["id"]
+        for case in entry["cases"]:
+            if "75 m" in case["label"]:
+                assert case["verdict"] == "not testable", (entry["id"], case)
+            if case["verdict"] == "not testable":
+                assert "no such point" in case["note"], (entry["id"], case)
+    cases = {e["id"]: {c["label"]: c for c in e["cases"]} for e in entries.values()}
+    # HARQ reaches TCP: at 150 m HARQ + RLC AM carries several times what CUBIC gets without
+    # it, and the 5 MB download without HARQ takes longer.
+    assert cases["retx-1.5-to-3x"]["150 m"]["value"] > 3
+    assert cases["download-faster-with-retx"]["150 m, 5 MB"]["value"] > 1.5
+    # "Lower by a minimal amount" is a comparison: identical AM and UM runs (a tie) fail it.
+    slightly = entries["am-slightly-lower-50m"]
+    assert slightly["kind"] == "less" and slightly["bounds"][1] == pytest.approx(1 / 1.01)
+    assert slightly["value"] != 1 or slightly["verdict"] == "fails"
 
 
 @pytest.mark.core
