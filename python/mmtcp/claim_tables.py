@@ -203,7 +203,7 @@ def papers_tables(recorded: Sequence[tuple[str, Sequence[Entry] | None]]) -> lis
             (["paper", "headline claims", *_COUNT_HEADERS, "all its statements"], paper_rows),
         ),
         (
-            "Claims per experiment",
+            "Claims per experiment (summaries over all its claims, own ones included)",
             (["experiment", "paper statements", "own claims", *_COUNT_HEADERS], experiment_rows),
         ),
     ]

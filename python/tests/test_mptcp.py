@@ -57,7 +57,8 @@ def test_polese2017_ackpath_quick_reproduces_with_figures(cli, tmp_path):
                 assert case["verdict"] == "not testable", (entry["id"], case)
                 assert "no such point" in case["note"], (entry["id"], case)
             else:
-                assert "5 m/s" in case["label"] and case["n"] == 3, (entry["id"], case)
+                assert "5 m/s" in case["label"], (entry["id"], case)
+                assert case["n"] == 3, (entry["id"], case)
     cases = {e["id"]: {c["label"]: c for c in e["cases"]} for e in entries.values()}
     # The ACK link and the RLC buffer reach the results: LTE ACKs lengthen the RTT, and 2 MB of
     # RLC buffer carries less than 20 MB.
