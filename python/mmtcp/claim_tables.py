@@ -225,23 +225,44 @@ def papers_markdown(recorded: Sequence[tuple[str, Sequence[Entry] | None]]) -> s
     return "\n\n".join(parts)
 
 
-def replace_generated(text: str, command: str, table: str, where: str) -> str:
-    """`text` with the part between the claims-table markers replaced by `table`."""
-    begin = BEGIN.format(command=command)
-    start = text.find(begin)
-    end = text.find(END, start + 1 if start >= 0 else 0)
-    if start < 0 or end < 0:
-        raise ScenarioError(
-            f"{where}: no generated claims table; add a line {begin} and a line {END} where it goes"
-        )
-    return text[: start + len(begin)] + "\n" + table + "\n" + text[end:]
-
-
-def generated_part(text: str, command: str) -> str | None:
-    """The table between the markers (None without them)."""
+def _span(text: str, command: str) -> tuple[int, int] | None:
+    """Where the generated part lies between the markers: (its start, its end); None without
+    them."""
     begin = BEGIN.format(command=command)
     start = text.find(begin)
     end = text.find(END, start + 1 if start >= 0 else 0)
     if start < 0 or end < 0:
         return None
-    return text[start + len(begin) : end].strip("\n")
+    return start + len(begin), end
+
+
+def replace_generated(text: str, command: str, table: str, where: str) -> str:
+    """`text` with the part between the claims-table markers replaced by `table`."""
+    span = _span(text, command)
+    if span is None:
+        raise ScenarioError(
+            f"{where}: no generated claims table; add a line {BEGIN.format(command=command)} "
+            f"and a line {END} where it goes"
+        )
+    return text[: span[0]] + "\n" + table + "\n" + text[span[1] :]
+
+
+def generated_part(text: str, command: str) -> str | None:
+    """The table between the markers (None without them)."""
+    span = _span(text, command)
+    return None if span is None else text[span[0] : span[1]].strip("\n")
+
+
+def read_text(path: Path) -> str:
+    """A README's text; a `ScenarioError` naming it if it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot be read ({e.strerror})") from e
+
+
+def write_generated(path: Path, command: str, table: str) -> None:
+    """Replaces the generated table of the file `path` (between the markers) with `table`."""
+    from mmtcp.sweep_dir import write_atomically
+
+    write_atomically(path, replace_generated(read_text(path), command, table, str(path)))

@@ -685,12 +685,12 @@ def _variants(
 
 def _bounds(table: Mapping[str, Any], kind: str, origin: str) -> tuple[float | None, float | None]:
     if kind not in ("value", "ratio", "difference"):
-        for key in _BOUND_KEYS:
-            if key in table:
-                raise ScenarioError(
-                    f"{origin}: {key}: a {kind!r} claim has no bounds; it needs min_effect "
-                    "or min_difference"
-                )
+        _refuse(
+            table,
+            _BOUND_KEYS,
+            f"a {kind!r} claim has no bounds; it needs min_effect or min_difference",
+            origin,
+        )
         return None, None
     low, high, target, tolerance = (_number(table, k, origin) for k in _BOUND_KEYS)
     if target is not None:
@@ -729,9 +729,7 @@ def _bounds(table: Mapping[str, Any], kind: str, origin: str) -> tuple[float | N
 
 def _effect(table: Mapping[str, Any], kind: str, origin: str) -> tuple[float | None, float | None]:
     if kind not in ("greater", "less", "order"):
-        for key in _EFFECT_KEYS:
-            if key in table:
-                raise ScenarioError(f"{origin}: {key}: only a comparison or an order has one")
+        _refuse(table, _EFFECT_KEYS, "only a comparison or an order has one", origin)
         return None, None
     relative, absolute = (_number(table, k, origin) for k in _EFFECT_KEYS)
     if relative is not None and absolute is not None:
@@ -745,6 +743,13 @@ def _effect(table: Mapping[str, Any], kind: str, origin: str) -> tuple[float | N
     if relative <= 0:
         raise ScenarioError(f"{origin}: min_effect: expected a positive relative effect, e.g. 0.05")
     return relative, None
+
+
+def _refuse(table: Mapping[str, Any], keys: Sequence[str], why: str, origin: str) -> None:
+    """A `ScenarioError` naming the first of `keys` that `table` has, with `why`."""
+    for key in keys:
+        if key in table:
+            raise ScenarioError(f"{origin}: {key}: {why}")
 
 
 def _number(table: Mapping[str, Any], key: str, origin: str) -> float | None:

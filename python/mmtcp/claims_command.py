@@ -17,18 +17,17 @@ from mmtcp.claim_tables import (
     papers_markdown,
     papers_text,
     recorded_claims,
-    replace_generated,
     stale,
+    write_generated,
 )
 from mmtcp.reproduce import (
     Experiment,
     experiment_roots,
     find_experiment,
     find_experiments,
-    markdown_command,
+    write_readme_table,
 )
 from mmtcp.shipped import EXPERIMENTS
-from mmtcp.sweep_dir import write_atomically
 
 PAPERS_COMMAND = "mmtcp claims --markdown"
 """The command that prints the top README's Papers table."""
@@ -49,7 +48,7 @@ def run_claims_command(args: argparse.Namespace) -> int:
             entries = _recorded(experiment)
             _warn_if_stale(experiment, entries)
             if args.write:
-                _write_readme(experiment, entries)
+                write_readme_table(experiment, entries)
         print(claims_markdown(entries) if args.markdown else claims_table(entries))
         return 0
     if args.from_dir is not None:
@@ -63,14 +62,12 @@ def run_claims_command(args: argparse.Namespace) -> int:
         if entries is not None:
             _warn_if_stale(experiment, entries)
             if args.write:
-                _write_readme(experiment, entries)
+                write_readme_table(experiment, entries)
         recorded.append((experiment.name, entries))
     if args.write and args.experiments_dir is None:
         readme = EXPERIMENTS.parent / "README.md"
         if readme.is_file():  # a checkout: the top README's Papers table
-            text = readme.read_text(encoding="utf-8")
-            table = papers_markdown(recorded)
-            write_atomically(readme, replace_generated(text, PAPERS_COMMAND, table, str(readme)))
+            write_generated(readme, PAPERS_COMMAND, papers_markdown(recorded))
     print(papers_markdown(recorded) if args.markdown else papers_text(recorded))
     return 0
 
@@ -100,15 +97,6 @@ def _warn_if_stale(experiment: Experiment, entries: list[dict[str, Any]]) -> Non
             f"{experiment.directory / RECORDED}: {why}; run `mmtcp reproduce {experiment.name} "
             "--record` again"
         )
-
-
-def _write_readme(experiment: Experiment, entries: list[dict[str, Any]]) -> None:
-    readme = experiment.directory / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    table = claims_markdown(entries)
-    write_atomically(
-        readme, replace_generated(text, markdown_command(experiment.name), table, str(readme))
-    )
 
 
 def _warn(message: str) -> None:

@@ -321,13 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", metavar="NAME", help="experiment name (see --list)")
     p.add_argument("--list", action="store_true", help="list the available experiments")
     p.add_argument("--quick", action="store_true", help="the reduced version (under a minute)")
-    p.add_argument(
-        "--dir",
-        dest="experiments_dir",
-        metavar="DIR",
-        help="where the experiments are (default: the shipped ones; an experiments/ folder of "
-        "the current directory is used only when named here, since its plot.py files are code)",
-    )
+    _add_experiments_dir_option(p)
     _add_pool_options(p, "output directory (default out/reproduce/<name>[-quick])")
     p.add_argument("--no-report", action="store_true", help="do not write report.html")
     p.add_argument(
@@ -357,12 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read NAME's claims.json from this reproduction folder instead of the one its "
         "experiment folder keeps",
     )
-    p.add_argument(
-        "--dir",
-        dest="experiments_dir",
-        metavar="DIR",
-        help="where the experiments are (default: the shipped ones)",
-    )
+    _add_experiments_dir_option(p)
     p.add_argument(
         "--write",
         action="store_true",
@@ -371,6 +360,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=run_claims_command)
     return parser
+
+
+def _add_experiments_dir_option(p: argparse.ArgumentParser) -> None:
+    """`--dir DIR` of `reproduce` and `claims`: where the experiments are."""
+    p.add_argument(
+        "--dir",
+        dest="experiments_dir",
+        metavar="DIR",
+        help="where the experiments are (default: the shipped ones; an experiments/ folder of "
+        "the current directory is used only when named here, since its plot.py files are code)",
+    )
 
 
 def _add_trace_keys_option(p: argparse.ArgumentParser, example: str) -> None:

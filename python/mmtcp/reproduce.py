@@ -40,7 +40,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mmtcp._core import ScenarioError
-from mmtcp.claim_tables import RECORDED, claims_markdown, replace_generated
+from mmtcp.claim_tables import (
+    RECORDED,
+    claims_markdown,
+    read_text,
+    replace_generated,
+    write_generated,
+)
 from mmtcp.claim_verdicts import evaluate_claims, read_run_values, write_claims
 from mmtcp.claims import Claim, Reading, parse_claims, parse_readings
 from mmtcp.metrics import check_metrics
@@ -261,7 +267,7 @@ def reproduce(
     if record:
         readme = experiment.directory / "README.md"
         # Checked before the run: a README without the markers would be found only after it.
-        replace_generated(_read(readme), markdown_command(experiment.name), "", str(readme))
+        replace_generated(read_text(readme), markdown_command(experiment.name), "", str(readme))
     spec = experiment.spec(quick)
     out_dir = Path(out) if out is not None else default_out_dir(experiment.name, quick)
     kwargs: dict[str, Any] = {
@@ -302,21 +308,17 @@ def markdown_command(name: str) -> str:
 def record_claims(experiment: Experiment, entries: Sequence[dict[str, Any]]) -> None:
     """Keeps `entries` as the experiment's recorded claims.json and regenerates its README's
     claims table from them."""
-    from mmtcp.sweep_dir import write_atomically
-
     write_claims(experiment.directory / RECORDED, entries)
-    readme = experiment.directory / "README.md"
-    text = replace_generated(
-        _read(readme), markdown_command(experiment.name), claims_markdown(entries), str(readme)
+    write_readme_table(experiment, entries)
+
+
+def write_readme_table(experiment: Experiment, entries: Sequence[dict[str, Any]]) -> None:
+    """Regenerates the claims table of the experiment's README.md from `entries`."""
+    write_generated(
+        experiment.directory / "README.md",
+        markdown_command(experiment.name),
+        claims_markdown(entries),
     )
-    write_atomically(readme, text)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ScenarioError(f"{path}: cannot be read ({e.strerror})") from e
 
 
 def _warn_python(message: str) -> None:

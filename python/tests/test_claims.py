@@ -33,6 +33,11 @@ def _spec(**grid):
     return SweepSpec(scenario="unused.toml", seeds=[1, 2, 3, 4], grid=grid, metrics=["m"])
 
 
+def _grid_spec(grid, metrics=("m",)):
+    """A sweep of `grid` with seeds 1 to 3."""
+    return SweepSpec(scenario="unused.toml", seeds=[1, 2, 3], grid=grid, metrics=list(metrics))
+
+
 def _claims(*tables, spec=None, quick=None, readings=()):
     spec = spec or _spec(**{BUF: ["a", "b", "c"]})
     return parse_claims(list(tables), "exp.toml", spec, quick, readings, "Paper et al.")
@@ -118,9 +123,7 @@ def test_ratio_is_the_ratio_of_means_with_a_linearised_interval():
 
 
 def test_over_metric_divides_one_metric_by_another_at_the_same_point():
-    spec = SweepSpec(
-        scenario="unused.toml", seeds=[1, 2, 3], grid={BUF: ["a", "b"]}, metrics=["m", "n"]
-    )
+    spec = _grid_spec({BUF: ["a", "b"]}, metrics=["m", "n"])
     table = _claim("ratio", at={BUF: "a"}, over={BUF: "a"}, over_metric="n", max=0.6)
     (claim,) = _claims(table, spec=spec)
     values = {}
@@ -256,7 +259,7 @@ def _grid_values(spec, value):
 
 
 def test_cases_are_judged_with_the_quantifier():
-    spec = SweepSpec(scenario="unused.toml", seeds=[1, 2, 3], grid=GRID, metrics=["m"])
+    spec = _grid_spec(GRID)
     # x beats y by 20 % except at d = 200 where they tie.
     values = _grid_values(
         spec, lambda o, s: 100 + s + (20 if o["cc"] == "x" and o["d"] < 200 else 0)
@@ -282,12 +285,7 @@ def test_cases_are_judged_with_the_quantifier():
 
 def test_a_case_may_set_one_terms_overrides_only():
     # "A beats each of the others": `over` moves through the others, `at` stays.
-    spec = SweepSpec(
-        scenario="unused.toml",
-        seeds=[1, 2, 3],
-        grid={"scheme": ["cotag", "cubic", "mptcp"], "d": [1, 2]},
-        metrics=["m"],
-    )
+    spec = _grid_spec({"scheme": ["cotag", "cubic", "mptcp"], "d": [1, 2]})
     rate = {"cotag": 100, "cubic": 50, "mptcp": 98}
     values = _grid_values(spec, lambda o, s: rate[o["scheme"]] + s)
     table = _claim(
@@ -315,12 +313,7 @@ def test_a_case_may_set_one_terms_overrides_only():
 
 def test_a_case_may_read_another_metric():
     # "outperform ... in terms of percentiles": one sentence, several percentiles.
-    spec = SweepSpec(
-        scenario="unused.toml",
-        seeds=[1, 2, 3],
-        grid={"proxy": ["no", "yes"]},
-        metrics=["p50", "p99"],
-    )
+    spec = _grid_spec({"proxy": ["no", "yes"]}, metrics=["p50", "p99"])
     cut = {"p50": 1.0, "p99": 0.5}  # the proxy halves the tail, leaves the median
     values = {
         p.id: {
@@ -346,12 +339,7 @@ def test_a_case_may_read_another_metric():
 
 def test_a_case_may_have_its_own_bounds():
     # "by 100 Mbit/s at 75 m and 50 Mbit/s at 100 m": one sentence, a number per point.
-    spec = SweepSpec(
-        scenario="unused.toml",
-        seeds=[1, 2, 3],
-        grid={"d": [75, 100], "mode": ["am", "um"]},
-        metrics=["m"],
-    )
+    spec = _grid_spec({"d": [75, 100], "mode": ["am", "um"]})
     gain = {75: 100.0, 100: 20.0}
     values = _grid_values(spec, lambda o, s: 1000 + s + (gain[o["d"]] if o["mode"] == "am" else 0))
     table = _claim(
@@ -383,7 +371,7 @@ def test_combining_cases():
 
 
 def test_a_product_of_case_factors():
-    spec = SweepSpec(scenario="unused.toml", seeds=[1, 2, 3], grid=GRID, metrics=["m"])
+    spec = _grid_spec(GRID)
     values = _grid_values(spec, lambda o, s: o["d"] + s)
     table = _claim(
         "value",
@@ -400,12 +388,7 @@ def test_a_product_of_case_factors():
 
 
 def test_readings_judge_the_claim_again_and_the_summary_names_the_one_that_decides():
-    spec = SweepSpec(
-        scenario="unused.toml",
-        seeds=[1, 2, 3],
-        grid={"walls": [10, 30], "proxy": ["no", "yes"], "other": [1, 2]},
-        metrics=["m"],
-    )
+    spec = _grid_spec({"walls": [10, 30], "proxy": ["no", "yes"], "other": [1, 2]})
     # The proxy cuts the metric by half only with 30 dB walls.
     values = _grid_values(
         spec,
@@ -523,12 +506,7 @@ def test_a_reading_with_when_changes_only_the_selectors_it_names():
 
 
 def test_derived_terms_compare_sensitivities():
-    spec = SweepSpec(
-        scenario="unused.toml",
-        seeds=[1, 2, 3],
-        grid={"lat": [10, 100], "scheme": ["cotag", "cubic"]},
-        metrics=["m"],
-    )
+    spec = _grid_spec({"lat": [10, 100], "scheme": ["cotag", "cubic"]})
     # cotag keeps 90 % of its throughput at 100 ms, cubic 50 %.
     keep = {"cotag": 0.9, "cubic": 0.5}
     values = _grid_values(
