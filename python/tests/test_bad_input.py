@@ -85,3 +85,24 @@ def test_a_path_that_does_not_choose_among_parallel_links(cli, command, tmp_path
     path = 'flow.1.path=["server", "enb", "ue"]'
     proc = cli(command, scenario, "--set", path, cwd=tmp_path)
     assert_bad_input(proc, "flow[1].path", "several links join", "lte, mmw")
+
+
+def test_an_autotuned_receive_buffer_runs_and_its_bad_values_are_refused(cli, command, tmp_path):
+    scenario = SCENARIOS / "small.toml"
+    auto = {
+        "flow.0.transport.receive_buffer": "auto",
+        "flow.0.transport.receive_buffer_max": "8MiB",
+    }
+    result = mmtcp.run(scenario, overrides=auto)
+    buffer = result.summary["flows"][0]["receive_buffer"]
+    assert buffer["max_bytes"] == 8 << 20
+    assert 87380 <= buffer["final_bytes"] <= 8 << 20
+    assert "receive_buffer" not in result.summary["flows"][1], "a fixed buffer reports none"
+    transport = "flow[0].transport"
+    bad = [
+        ("flow.0.transport.receive_buffer=automatic", f"{transport}.receive_buffer"),
+        ("flow.0.transport.receive_buffer_max=32MiB", f"{transport}.receive_buffer_max"),
+    ]
+    for override, field in bad:
+        proc = cli(command, scenario, "--set", override, cwd=tmp_path)
+        assert_bad_input(proc, "small.toml", field, '"auto"')

@@ -25,6 +25,7 @@ use crate::radio::direction::RadioDirection;
 use crate::scenario::{Loaded, Scenario};
 use crate::sim::{SimTime, PS_PER_SEC};
 use crate::topology::AnyDirection;
+use crate::transport::tcp::autotune::RcvSpace;
 use crate::world::{Connection, Entry, Flow, Stop, World};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -114,6 +115,22 @@ struct FlowSummary<'a> {
     /// A relay flow: its buffer.
     #[serde(skip_serializing_if = "Option::is_none")]
     relay: Option<RelaySummary<'a>>,
+    /// `receive_buffer = "auto"`: the autotuned buffer (the connection's, for MP-TCP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    receive_buffer: Option<ReceiveBufferSummary>,
+}
+
+#[derive(Serialize)]
+struct ReceiveBufferSummary {
+    /// The buffer at the end (bytes of memory; the window is half of it) and its maximum.
+    final_bytes: u64,
+    max_bytes: u64,
+    /// Periods in which it grew.
+    growths: u64,
+}
+
+fn receive_buffer_summary(space: Option<&RcvSpace>) -> Option<ReceiveBufferSummary> {
+    space.map(|s| ReceiveBufferSummary { final_bytes: s.buffer(), max_bytes: s.max(), growths: s.growths })
 }
 
 #[derive(Serialize)]
@@ -170,6 +187,9 @@ struct MptcpSummary {
     reorder_buffer_max_bytes: u64,
     /// How long each chunk waited there (zero for data that arrived in order).
     reorder_delay_ms: Latency,
+    /// Reads after which every subflow announced the grown window at once
+    /// (`mptcp_cleanup_rbuf`).
+    window_updates: u64,
 }
 
 #[derive(Serialize)]
@@ -387,7 +407,9 @@ fn connection<'a>(
             reorder_buffer_mean_bytes: rx.mean_held(end, c.data_receiver().held()),
             reorder_buffer_max_bytes: rx.max_held,
             reorder_delay_ms: latency_ms(&rx.reorder_delay),
+            window_updates: rx.window_updates,
         }),
+        receive_buffer: receive_buffer_summary(c.data_receiver().autotune()),
     }
 }
 
@@ -430,6 +452,7 @@ fn flow<'a>(
         subflows: None,
         mptcp: None,
         relay: None,
+        receive_buffer: receive_buffer_summary(f.receiver().autotune()),
     }
 }
 

@@ -505,6 +505,44 @@ fn a_receive_buffer_larger_than_tcp_can_advertise() {
     validate(&source, &RunOptions::default()).expect("1 GiB is the largest window");
 }
 
+#[test]
+fn an_autotuned_receive_buffer_and_its_bad_values() {
+    let with =
+        |transport: &str| BASE.replace("to = \"ue\"", &format!("to = \"ue\"\ntransport = {transport}"));
+    let source =
+        |text: String| ScenarioSource::Toml { text, name: "ok.toml".into(), base_dir: PathBuf::new() };
+    let resolved = validate(&source(with(r#"{ receive_buffer = "auto" }"#)), &RunOptions::default()).unwrap();
+    for line in
+        ["receive_buffer = \"auto\"", "receive_buffer_max = \"6MiB\"", "receive_buffer_initial = \"87380B\""]
+    {
+        assert!(resolved.contains(line), "the resolved scenario states {line}:\n{resolved}");
+    }
+    let cases = [
+        (r#"{ receive_buffer = "automatic" }"#, "receive_buffer", "\"auto\""),
+        (r#"{ receive_buffer = 4000000 }"#, "receive_buffer", "bare number"),
+        (r#"{ receive_buffer = "auto", receive_buffer_max = "64KB" }"#, "receive_buffer_max", "87380B"),
+        (r#"{ receive_buffer = "auto", receive_buffer_max = "4GiB" }"#, "receive_buffer_max", "2GiB"),
+        (
+            r#"{ receive_buffer = "auto", receive_buffer_initial = "2KB" }"#,
+            "receive_buffer_initial",
+            "2 x mss",
+        ),
+        (r#"{ receive_buffer = "auto", receive_buffer_max = "6" }"#, "receive_buffer_max", "unit"),
+        (
+            r#"{ receive_buffer = "6MiB", receive_buffer_max = "32MiB" }"#,
+            "receive_buffer_max",
+            "\"auto\" only",
+        ),
+        (r#"{ receive_buffer_initial = "128KiB" }"#, "receive_buffer_initial", "\"auto\" only"),
+    ];
+    for (transport, key, says) in cases {
+        let e = check(&with(transport));
+        assert_eq!(e.field, format!("flow[0].transport.{key}"), "{transport}: {e}");
+        assert!(e.message.contains(says), "{transport}: {e}");
+        assert!(!e.to_string().contains('\n'), "one line: {e}");
+    }
+}
+
 /// server — gw — ap1/ap2 — d with `gw`, `ap1`, `ap2` and `d` processors as given.
 fn dual(gw: &str, ap: &str, d: &str) -> String {
     format!(

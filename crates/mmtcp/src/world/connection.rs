@@ -6,6 +6,9 @@
 //!
 //! - data reaching a subflow's receiver enters the connection's receiver first (by its DSS
 //!   mapping), so the ACK the subflow then sends carries the DATA_ACK and window it produced;
+//!   then the application reads what became contiguous ([`World::connection_read`]): the
+//!   connection's buffer may autotune, and if the window grew enough every subflow announces it
+//!   in the same event (Linux v0.90 `mptcp_cleanup_rbuf`);
 //! - an ACK reaching a subflow's sender gives its DATA_ACK to the connection's sender, its
 //!   controller reads its siblings ([`crate::transport::cc::coupling`]), the subflow handles
 //!   the ACK, and the connection then lets its application write and its scheduler hand out data;
@@ -27,6 +30,7 @@ use crate::transport::cc::{Siblings, SubflowView};
 use crate::transport::mptcp::{
     AnyScheduler, Chunk, DataReceiver, DataSender, SchedView, Scheduler, SchedulerKind,
 };
+use crate::transport::tcp::autotune::AutotuneConfig;
 use crate::transport::tcp::sender::CaState;
 use crate::transport::tcp::TcpCtx;
 
@@ -40,7 +44,10 @@ pub struct ConnectionSpec {
     /// Bytes the application sends in all, for downloads and sized transfers.
     pub total: Option<u64>,
     pub send_buffer: u64,
+    /// The payload the receive buffer holds at first (with autotuning, half its initial size).
     pub receive_buffer: u64,
+    /// `receive_buffer = "auto"`: the connection's buffer autotunes.
+    pub autotune: Option<AutotuneConfig>,
     pub scheduler: SchedulerKind,
     /// The subflows' controllers are coupled: they read their siblings before each ACK.
     pub coupled: bool,
@@ -92,7 +99,7 @@ impl Connection {
             first,
             backup: spec.backup,
             data_tx: DataSender::new(spec.send_buffer, spec.receive_buffer),
-            data_rx: DataReceiver::new(spec.receive_buffer),
+            data_rx: DataReceiver::new(spec.receive_buffer, spec.autotune),
             scheduler: AnyScheduler::new(spec.scheduler),
             scheduler_kind: spec.scheduler,
             coupled: spec.coupled,
@@ -155,6 +162,7 @@ impl World {
         let conn = &mut self.connections[c];
         match packet.to {
             Side::Receiver => {
+                let read_before = conn.data_rx.data_ack();
                 let mapping = options.dss.and_then(|d| d.mapping);
                 debug_assert!(!packet.is_data() || mapping.is_some(), "subflow data carries its mapping");
                 if let Some(m) = mapping.filter(|_| packet.is_data()) {
@@ -169,10 +177,17 @@ impl World {
                 for flow in &mut self.flows[conn.subflows()] {
                     flow.receiver.set_data_ack(data_ack, window);
                 }
+                let flow = &mut self.flows[f];
+                if flow.receiver.estimates_rtt() {
+                    flow.receiver.note_sender_rtt(flow.sender.srtt());
+                }
                 let mut ctx =
                     TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
                 self.flows[f].receiver.on_packet(&mut ctx, &packet);
                 self.flush(now, f);
+                if self.connections[c].data_rx.data_ack() > read_before {
+                    self.connection_read(now, c);
+                }
             }
             Side::Sender => {
                 if let Some(data_ack) = options.dss.and_then(|d| d.data_ack) {
@@ -188,6 +203,35 @@ impl World {
                 }
                 self.connection_send(now, c);
             }
+        }
+    }
+
+    /// The application of connection `c` read what was delivered (at once, after the subflow
+    /// that brought it handled its segment): the buffer autotunes, over the largest receiver RTT
+    /// of the subflows (v0.90 `mptcp_check_rtt`); then, if the window grew enough
+    /// ([`DataReceiver::window_update_due`]), every established subflow sends an ACK with it now
+    /// (v0.90 `mptcp_cleanup_rbuf` walks all subflows with the same test).
+    fn connection_read(&mut self, now: SimTime, c: usize) {
+        let conn = &mut self.connections[c];
+        let subflows = conn.subflows();
+        if conn.data_rx.autotunes() {
+            let rtt = self.flows[subflows.clone()].iter().filter_map(|f| f.receiver.rcv_rtt()).max();
+            conn.data_rx.read(now, rtt);
+            let (data_ack, window) = (conn.data_rx.data_ack(), conn.data_rx.window());
+            for flow in &mut self.flows[subflows.clone()] {
+                flow.receiver.set_data_ack(data_ack, window);
+            }
+        }
+        let edge = self.flows[subflows.clone()].iter().map(|f| f.receiver.announced_data_edge()).max();
+        if !conn.data_rx.window_update_due(edge.unwrap_or(0)) {
+            return;
+        }
+        conn.data_rx.stats.window_updates += 1;
+        for f in subflows {
+            let mut ctx =
+                TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+            self.flows[f].receiver.send_window_update(&mut ctx);
+            self.flush(now, f);
         }
     }
 

@@ -20,6 +20,10 @@ impl World {
             Side::Receiver => {
                 self.packets.free(pkt);
                 let flow = &mut self.flows[f];
+                if flow.receiver.estimates_rtt() {
+                    // Autotuning's RTT with timestamps (transport::tcp::autotune).
+                    flow.receiver.note_sender_rtt(flow.sender.srtt());
+                }
                 let mut ctx =
                     TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
                 flow.receiver.on_packet(&mut ctx, &packet);

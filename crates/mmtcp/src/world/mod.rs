@@ -283,4 +283,19 @@ impl World {
     pub fn take_series(&mut self) -> TimeSeries {
         std::mem::take(&mut self.series)
     }
+
+    /// Dispatches the next event, for tests that watch a run event by event; false when none
+    /// is left before the stop time. (`run` does the same in a loop, and also closes the
+    /// directions' statistics at the end.)
+    pub fn step(&mut self) -> bool {
+        match self.queue.peek_time() {
+            Some(t) if t <= self.stop_time => {
+                let (now, event) = self.queue.pop().expect("peeked");
+                self.events += 1;
+                self.dispatch(now, event);
+                true
+            }
+            _ => false,
+        }
+    }
 }

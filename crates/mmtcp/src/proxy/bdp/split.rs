@@ -213,7 +213,7 @@ mod tests {
     use crate::proxy::PacketProcessor;
     use crate::sim::{Duration, SimTime};
     use crate::transport::cc::CcKind;
-    use crate::transport::tcp::{Opener, TcpConfig};
+    use crate::transport::tcp::{Opener, ReceiveBuffer, TcpConfig};
     use crate::units::{Bytes, Time};
 
     const MSS: u64 = 1000;
@@ -229,7 +229,7 @@ mod tests {
             cc: CcKind::NewReno,
             mss: Bytes(MSS),
             send_buffer: Bytes(20 * MSS),
-            receive_buffer: Bytes(1_000_000),
+            receive_buffer: ReceiveBuffer::Fixed(Bytes(1_000_000)),
             ..TcpConfig::default()
         }
     }

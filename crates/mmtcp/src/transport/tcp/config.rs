@@ -2,12 +2,15 @@
 //! (`profile`, [`super::profile`]) whose bundle fills in every key it does not give; `Default`
 //! is the `"linux"` bundle.
 
+use super::autotune::{self, AutotuneConfig};
 use super::profile::Profile;
 use crate::net::MAX_WINDOW;
 use crate::sim::Duration;
 use crate::transport::cc::{CcKind, CoupledVariant, CubicConfig, HyStartKind};
 use crate::units::{Bytes, Time};
-use serde::{Deserialize, Serialize};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
 
 /// How the retransmission timeout follows the RTT samples (`transport.rto`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,6 +32,73 @@ pub enum Recovery {
     Prr,
     /// cwnd = ssthresh at once on entering recovery (RFC 6675 §5; ns-3's TcpClassicRecovery).
     Classic,
+}
+
+/// `transport.receive_buffer`: a fixed size (as an application's `SO_RCVBUF`), or `"auto"`,
+/// Linux's autotuning ([`super::autotune`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReceiveBuffer {
+    Fixed(Bytes),
+    Auto,
+}
+
+impl ReceiveBuffer {
+    /// What a sender takes the receiver's window to be before its first ACK: the fixed size, or
+    /// with autotuning the largest window TCP can advertise (the first ACK brings the real one;
+    /// the initial window is smaller than any autotuned first window).
+    pub fn window_before_first_ack(&self) -> u64 {
+        match self {
+            ReceiveBuffer::Fixed(size) => size.0,
+            ReceiveBuffer::Auto => MAX_WINDOW,
+        }
+    }
+}
+
+impl fmt::Display for ReceiveBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReceiveBuffer::Fixed(size) => size.fmt(f),
+            ReceiveBuffer::Auto => f.write_str("auto"),
+        }
+    }
+}
+
+impl Serialize for ReceiveBuffer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for ReceiveBuffer {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = ReceiveBuffer;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a size such as \"6MiB\", or \"auto\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ReceiveBuffer, E> {
+                if v.trim() == "auto" {
+                    return Ok(ReceiveBuffer::Auto);
+                }
+                Bytes::parse(v).map(ReceiveBuffer::Fixed).map_err(|m| E::custom(format!("{m}; or \"auto\"")))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<ReceiveBuffer, E> {
+                Err(E::custom(format!(
+                    "{v} is a bare number; a size needs a unit, e.g. \"6MiB\", or \"auto\""
+                )))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ReceiveBuffer, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<ReceiveBuffer, E> {
+                Err(E::custom(format!(
+                    "{v} is a bare number; a size needs a unit, e.g. \"6MiB\", or \"auto\""
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `[flow.transport]` with `kind = "tcp"`.
@@ -82,8 +152,17 @@ pub struct TcpConfig {
     /// (Linux's `tcp_wmem` maximum: 4 MiB).
     pub send_buffer: Bytes,
     /// Receive buffer: the most the receiver holds, and so the largest window it advertises
-    /// (Linux's `tcp_rmem` maximum: 6 MiB).
-    pub receive_buffer: Bytes,
+    /// (Linux's `tcp_rmem` maximum: 6 MiB), or "auto": Linux's autotuning ([`super::autotune`]),
+    /// from `receive_buffer_initial` up to `receive_buffer_max`, advertising half the buffer.
+    pub receive_buffer: ReceiveBuffer,
+    /// With `receive_buffer = "auto"`: the most the buffer grows to (`tcp_rmem[2]`; filled in as
+    /// 6 MiB when left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receive_buffer_max: Option<Bytes>,
+    /// With `receive_buffer = "auto"`: the buffer it starts with (`tcp_rmem[1]`; filled in as
+    /// 87380 B when left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receive_buffer_initial: Option<Bytes>,
     /// SACK blocks per ACK (3 with timestamps on, RFC 2018 §3).
     pub max_sack_blocks: u32,
     /// CUBIC parameters (used when `cc = "cubic"` or `"mpcubic"`).
@@ -156,22 +235,89 @@ impl TcpConfig {
                 format!("{} is smaller than one segment ({})", self.send_buffer, self.mss),
             ));
         }
-        if self.receive_buffer.0 < self.mss.0 {
-            return Err((
-                "receive_buffer",
-                format!("{} is smaller than one segment ({})", self.receive_buffer, self.mss),
-            ));
+        self.validate_receive_buffer()?;
+        self.cubic.validate().map_err(|m| ("cubic", m))
+    }
+
+    /// `receive_buffer` and, with "auto", its maximum and initial size.
+    fn validate_receive_buffer(&self) -> Result<(), (&'static str, String)> {
+        let size = match self.receive_buffer {
+            ReceiveBuffer::Fixed(size) => size,
+            ReceiveBuffer::Auto => {
+                let cfg = self.autotune().expect("auto");
+                let (initial, max) = (Bytes(cfg.initial), Bytes(cfg.max));
+                if autotune::win_from_space(initial.0) < self.mss.0 {
+                    return Err((
+                        "receive_buffer_initial",
+                        format!(
+                            "{initial} holds less than one segment: the window is half the buffer (tcp_adv_win_scale = 1); allowed at least {} (2 x mss)",
+                            Bytes(autotune::space_from_win(self.mss.0))
+                        ),
+                    ));
+                }
+                if max < initial {
+                    return Err((
+                        "receive_buffer_max",
+                        format!("{max} is below receive_buffer_initial ({initial})"),
+                    ));
+                }
+                if autotune::win_from_space(max.0) > MAX_WINDOW {
+                    return Err((
+                        "receive_buffer_max",
+                        format!(
+                            "{max} would advertise more than TCP can; allowed at most 2GiB (a 1GiB window, RFC 7323 §2.3)"
+                        ),
+                    ));
+                }
+                return Ok(());
+            }
+        };
+        for (key, given) in [
+            ("receive_buffer_max", self.receive_buffer_max),
+            ("receive_buffer_initial", self.receive_buffer_initial),
+        ] {
+            if given.is_some() {
+                return Err((
+                    key,
+                    format!(
+                        "applies to receive_buffer = \"auto\" only; this receive_buffer is fixed ({size})"
+                    ),
+                ));
+            }
         }
-        if self.receive_buffer.0 > MAX_WINDOW {
+        if size.0 < self.mss.0 {
+            return Err(("receive_buffer", format!("{size} is smaller than one segment ({})", self.mss)));
+        }
+        if size.0 > MAX_WINDOW {
             return Err((
                 "receive_buffer",
                 format!(
-                    "{} is more than TCP can advertise; allowed at most 1GiB (window scaling, RFC 7323 §2.3)",
-                    self.receive_buffer
+                    "{size} is more than TCP can advertise; allowed at most 1GiB (window scaling, RFC 7323 §2.3)"
                 ),
             ));
         }
-        self.cubic.validate().map_err(|m| ("cubic", m))
+        Ok(())
+    }
+
+    /// With `receive_buffer = "auto"`: what autotuning starts from and grows to.
+    pub fn autotune(&self) -> Option<AutotuneConfig> {
+        (self.receive_buffer == ReceiveBuffer::Auto).then(|| AutotuneConfig {
+            initial: self.receive_buffer_initial.unwrap_or(autotune::DEFAULT_INITIAL).0,
+            max: self.receive_buffer_max.unwrap_or(autotune::DEFAULT_MAX).0,
+            mss: self.mss.0,
+        })
+    }
+
+    /// The payload the receive buffer holds when the connection opens: the fixed buffer, or
+    /// the window of autotuning's initial buffer.
+    pub fn initial_receive_capacity(&self) -> u64 {
+        match self.receive_buffer {
+            ReceiveBuffer::Fixed(size) => size.0,
+            ReceiveBuffer::Auto => {
+                let cfg = self.autotune().expect("auto");
+                autotune::win_from_space(cfg.initial.min(cfg.max))
+            }
+        }
     }
 
     /// The HyStart variant of this profile, if HyStart is on.
@@ -204,6 +350,59 @@ mod tests {
             assert_eq!(field, "variant");
             assert!(message.contains("linux-v0.90") && message.contains(cc.name()), "{message}");
         }
+    }
+
+    #[test]
+    fn test_receive_buffer_is_a_size_or_auto() {
+        let read = |json: &str| serde_json::from_str::<TcpConfig>(json).map(|c| c.receive_buffer);
+        assert_eq!(read(r#"{"receive_buffer": "auto"}"#).unwrap(), ReceiveBuffer::Auto);
+        assert_eq!(read(r#"{"receive_buffer": "16MB"}"#).unwrap(), ReceiveBuffer::Fixed(Bytes(16_000_000)));
+        for bad in [r#""automatic""#, r#""-1MB""#, "16"] {
+            let e = read(&format!(r#"{{"receive_buffer": {bad}}}"#)).unwrap_err().to_string();
+            assert!(e.contains("auto"), "{bad}: {e}");
+        }
+        assert_eq!(serde_json::to_value(ReceiveBuffer::Auto).unwrap(), "auto");
+        assert_eq!(serde_json::to_value(ReceiveBuffer::Fixed(Bytes(6 << 20))).unwrap(), "6MiB");
+        // What a sender assumes before the first ACK.
+        assert_eq!(ReceiveBuffer::Fixed(Bytes(5000)).window_before_first_ack(), 5000);
+        assert_eq!(ReceiveBuffer::Auto.window_before_first_ack(), MAX_WINDOW);
+    }
+
+    #[test]
+    fn test_validate_receive_buffer() {
+        let auto = TcpConfig { receive_buffer: ReceiveBuffer::Auto, ..TcpConfig::default() };
+        assert_eq!(auto.validate(), Ok(()), "the maximum and initial size default");
+        assert_eq!(auto.initial_receive_capacity(), 43_690, "half of 87380 B");
+        let cfg = auto.autotune().unwrap();
+        assert_eq!((cfg.initial, cfg.max, cfg.mss), (87_380, 6 << 20, 1448));
+        let field = |cfg: TcpConfig| cfg.validate().unwrap_err();
+        let (key, m) = field(TcpConfig { receive_buffer_initial: Some(Bytes(2000)), ..auto.clone() });
+        assert_eq!(key, "receive_buffer_initial");
+        assert!(m.contains("2896B"), "{m}");
+        let (key, m) = field(TcpConfig { receive_buffer_max: Some(Bytes(50_000)), ..auto.clone() });
+        assert_eq!(key, "receive_buffer_max");
+        assert!(m.contains("87380B"), "{m}");
+        let (key, _) = field(TcpConfig { receive_buffer_max: Some(Bytes(3 << 30)), ..auto.clone() });
+        assert_eq!(key, "receive_buffer_max");
+        let max_ok = TcpConfig { receive_buffer_max: Some(Bytes(2 << 30)), ..auto.clone() };
+        assert_eq!(max_ok.validate(), Ok(()), "2 GiB advertises exactly 1 GiB");
+        let fixed = TcpConfig::default();
+        assert_eq!(fixed.autotune(), None);
+        assert_eq!(fixed.initial_receive_capacity(), 6 << 20);
+        for key in ["receive_buffer_max", "receive_buffer_initial"] {
+            let mut cfg = fixed.clone();
+            let given = Some(Bytes(1 << 20));
+            if key == "receive_buffer_max" {
+                cfg.receive_buffer_max = given;
+            } else {
+                cfg.receive_buffer_initial = given;
+            }
+            let (k, m) = field(cfg);
+            assert_eq!(k, key);
+            assert!(m.contains("\"auto\"") && m.contains("6MiB"), "{m}");
+        }
+        let (key, _) = field(TcpConfig { receive_buffer: ReceiveBuffer::Fixed(Bytes(100)), ..fixed.clone() });
+        assert_eq!(key, "receive_buffer");
     }
 
     #[test]

@@ -24,6 +24,7 @@
 //! flight probes it (RFC 9293 §3.8.6.1, [`TcpSender::enable_window_probes`]), so a lost update
 //! delays the flow but does not stall it; other senders do not probe.
 
+pub mod autotune;
 pub mod config;
 pub mod dss_map;
 pub mod intervals;
@@ -34,7 +35,7 @@ pub mod sack_order;
 pub mod scoreboard;
 pub mod sender;
 
-pub use config::{Recovery, RtoRule, TcpConfig};
+pub use config::{ReceiveBuffer, Recovery, RtoRule, TcpConfig};
 pub use profile::Profile;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;

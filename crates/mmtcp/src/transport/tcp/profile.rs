@@ -5,7 +5,8 @@
 //!
 //! Where each value comes from is in docs/models/tcp.md ("Profiles"), and next to it below.
 
-use super::config::{Recovery, RtoRule, TcpConfig};
+use super::autotune;
+use super::config::{ReceiveBuffer, Recovery, RtoRule, TcpConfig};
 use crate::sim::Duration;
 use crate::transport::cc::{CcKind, CoupledVariant, CubicConfig};
 use crate::units::{Bytes, Time};
@@ -70,7 +71,9 @@ impl Profile {
                 dupthresh: 3,
                 // tcp_wmem / tcp_rmem maxima.
                 send_buffer: Bytes(4 << 20),
-                receive_buffer: Bytes(6 << 20),
+                receive_buffer: ReceiveBuffer::Fixed(Bytes(6 << 20)),
+                receive_buffer_max: None,
+                receive_buffer_initial: None,
                 max_sack_blocks: 3,
                 // tcp_cubic.c: ca->cnt ≤ 20 while last_max_cwnd = 0.
                 cubic: CubicConfig { unknown_wmax_growth: 0.05, ..CubicConfig::default() },
@@ -106,7 +109,9 @@ impl Profile {
                 dupthresh: 3,
                 // The ns3-mmwave examples of 2017 set SndBufSize = RcvBufSize = 131072 × 40.
                 send_buffer: Bytes(131_072 * 40),
-                receive_buffer: Bytes(131_072 * 40),
+                receive_buffer: ReceiveBuffer::Fixed(Bytes(131_072 * 40)),
+                receive_buffer_max: None,
+                receive_buffer_initial: None,
                 max_sack_blocks: 3,
                 // TcpCubic::CntClamp = 20.
                 cubic: CubicConfig { unknown_wmax_growth: 0.05, ..CubicConfig::default() },
@@ -135,7 +140,9 @@ impl Profile {
                 initial_rto: Time(Duration::from_secs(1)),
                 dupthresh: 3,
                 send_buffer: Bytes(4 << 20),
-                receive_buffer: Bytes(6 << 20),
+                receive_buffer: ReceiveBuffer::Fixed(Bytes(6 << 20)),
+                receive_buffer_max: None,
+                receive_buffer_initial: None,
                 max_sack_blocks: 3,
                 cubic: CubicConfig::default(),
             },
@@ -156,10 +163,22 @@ pub fn fill_in(table: &mut Map<String, Value>) -> Result<(), (&'static str, Stri
     known::<Recovery>(table, "recovery", &["prr", "classic"])?;
     known::<RtoRule>(table, "rto", &["linux", "rfc6298"])?;
     known::<CoupledVariant>(table, "variant", &["paper", "linux-v0.90"])?;
+    readable::<ReceiveBuffer>(table, "receive_buffer")?;
+    readable::<Bytes>(table, "receive_buffer_max")?;
+    readable::<Bytes>(table, "receive_buffer_initial")?;
     let Ok(Value::Object(bundle)) = serde_json::to_value(profile.defaults(cc)) else {
         unreachable!("a TcpConfig serialises to a table")
     };
     merge_missing(table, bundle);
+    // Autotuning's own keys, every profile alike: Linux 3.18's tcp_rmem (docs/models/tcp.md).
+    if table.get("receive_buffer").and_then(Value::as_str).is_some_and(|v| v.trim() == "auto") {
+        for (key, default) in [
+            ("receive_buffer_max", autotune::DEFAULT_MAX),
+            ("receive_buffer_initial", autotune::DEFAULT_INITIAL),
+        ] {
+            table.entry(key).or_insert_with(|| Value::String(default.to_string()));
+        }
+    }
     Ok(())
 }
 
@@ -174,6 +193,20 @@ fn known<T: serde::de::DeserializeOwned>(
         let names = allowed.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
         (key, format!("{value} is not one of {names}"))
     })
+}
+
+/// Reads `key`, if present, as a `T`: its error then names the key (the table is read
+/// flattened, where serde's would not).
+fn readable<T: serde::de::DeserializeOwned>(
+    table: &Map<String, Value>,
+    key: &'static str,
+) -> Result<(), (&'static str, String)> {
+    match table.get(key) {
+        Some(value) => {
+            serde_json::from_value::<T>(value.clone()).map(|_| ()).map_err(|e| (key, e.to_string()))
+        }
+        None => Ok(()),
+    }
 }
 
 fn merge_missing(into: &mut Map<String, Value>, from: Map<String, Value>) {
@@ -242,6 +275,27 @@ mod tests {
         assert!(!cfg.hystart, "no HyStart default for NewReno");
         assert_eq!(cfg.cubic.beta, 0.5);
         assert_eq!(cfg.cubic.c, 0.4, "the rest of a table from the profile");
+    }
+
+    #[test]
+    fn test_auto_receive_buffer_fills_its_own_keys_on_every_profile() {
+        for profile in ["linux", "ns3", "rfc"] {
+            let cfg = filled(serde_json::json!({ "profile": profile, "receive_buffer": "auto" }));
+            assert_eq!(cfg.receive_buffer, ReceiveBuffer::Auto);
+            assert_eq!(cfg.receive_buffer_max, Some(Bytes(6 << 20)), "tcp_rmem[2] of Linux 3.18");
+            assert_eq!(cfg.receive_buffer_initial, Some(Bytes(87_380)), "tcp_rmem[1] of Linux 3.18");
+            assert_eq!(cfg.validate(), Ok(()));
+        }
+        let cfg = filled(serde_json::json!({ "receive_buffer": "auto", "receive_buffer_max": "32MiB" }));
+        assert_eq!(cfg.receive_buffer_max, Some(Bytes(32 << 20)), "a given key stays");
+        // A fixed buffer gets neither key: resolved scenarios without "auto" are unchanged.
+        let cfg = filled(serde_json::json!({ "receive_buffer": "16MB" }));
+        assert_eq!(
+            (cfg.receive_buffer, cfg.receive_buffer_max),
+            (ReceiveBuffer::Fixed(Bytes(16_000_000)), None)
+        );
+        let Value::Object(table) = serde_json::to_value(&cfg).unwrap() else { panic!() };
+        assert!(!table.contains_key("receive_buffer_max") && !table.contains_key("receive_buffer_initial"));
     }
 
     #[test]

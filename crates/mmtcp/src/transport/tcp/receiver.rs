@@ -15,6 +15,13 @@
 //! it is dropped like data beyond the buffer, and raising the limit announces the reopened window
 //! with a window update.
 //!
+//! With `receive_buffer = "auto"` the buffer grows as Linux's autotuning grows it
+//! ([`super::autotune`]): after each read, once a receiver RTT has passed, from what the
+//! application read in that time; the window advertised is half the buffer less what is held.
+//! After a read, when the window the sender last heard of is at most half the largest and the
+//! window now is at least twice it, an ACK announces it at once (`tcp_cleanup_rbuf`, the same
+//! rule as the read limit's; with reads at once it fires when the buffer about doubled).
+//!
 //! Out-of-order data is held as byte ranges in an [`IntervalSet`] (for the SACK blocks and the
 //! window) and, for the one-way delay of each segment, as (start, first transmission) pairs in a
 //! `VecDeque` sorted by start, one per distinct start. Segments above a hole mostly arrive above
@@ -22,6 +29,7 @@
 //! a retransmission landing between held segments is inserted in place. Both keep their
 //! capacity, so loss recovery allocates nothing per segment once they have grown.
 
+use super::autotune::{RcvRtt, RcvSpace};
 use super::intervals::IntervalSet;
 use super::sack_order::RecentPositions;
 use super::{Endpoint, Opener, TcpConfig, TcpCtx};
@@ -54,7 +62,9 @@ pub struct ReceiverStats {
     /// Segments dropped because they lay beyond the receive buffer.
     pub buffer_drops: u64,
     pub acks_sent: u64,
-    /// ACKs sent only to announce a window reopened by [`TcpReceiver::set_read_limit`].
+    /// ACKs sent only to announce a larger window: reopened by [`TcpReceiver::set_read_limit`],
+    /// grown by autotuning, or freed in an MP-TCP connection's buffer
+    /// ([`TcpReceiver::send_window_update`]).
     pub window_updates: u64,
     /// One-way delay of delivered data: delivery to the application minus first transmission
     /// (picoseconds), one sample per segment.
@@ -68,7 +78,12 @@ pub struct TcpReceiver {
     opener: Opener,
     hs: Handshake,
     mss: u32,
+    /// The payload the buffer holds: the largest window.
     receive_buffer: u64,
+    /// Autotuning of the buffer (`receive_buffer = "auto"`), on a single-path flow.
+    rcv_space: Option<RcvSpace>,
+    /// The receiver's RTT estimate, kept when this receiver or its MP-TCP connection autotunes.
+    rcv_rtt: Option<RcvRtt>,
     max_sack_blocks: usize,
     delayed_ack: bool,
     delayed_ack_timeout: Duration,
@@ -109,6 +124,9 @@ struct SubflowAck {
     index: u8,
     data_ack: u64,
     window: u64,
+    /// The right edge of the connection's window, DATA_ACK + window, furthest this subflow's
+    /// ACKs announced.
+    announced_edge: u64,
 }
 
 impl TcpReceiver {
@@ -118,7 +136,9 @@ impl TcpReceiver {
             opener,
             hs: Handshake::Closed,
             mss: cfg.mss_u32(),
-            receive_buffer: cfg.receive_buffer.0,
+            receive_buffer: cfg.initial_receive_capacity(),
+            rcv_space: cfg.autotune().map(RcvSpace::new),
+            rcv_rtt: cfg.autotune().map(|_| RcvRtt::new(cfg.timestamps)),
             max_sack_blocks: if cfg.sack { cfg.max_sack_blocks as usize } else { 0 },
             delayed_ack: cfg.delayed_ack,
             delayed_ack_timeout: cfg.delayed_ack_timeout.0,
@@ -143,10 +163,12 @@ impl TcpReceiver {
 
     /// Makes this the receiver of subflow `index` of an MP-TCP connection, whose receive buffer
     /// holds the data: the subflow keeps none of its own (it never drops data for want of
-    /// room) and advertises the connection's window ([`Self::set_data_ack`]).
+    /// room) and advertises the connection's window ([`Self::set_data_ack`]). With autotuning
+    /// the connection tunes its buffer; the subflow keeps its RTT estimate for it.
     pub fn set_subflow(&mut self, index: u8) {
         self.receive_buffer = MAX_WINDOW;
-        self.subflow = Some(SubflowAck { index, data_ack: 0, window: 0 });
+        self.rcv_space = None;
+        self.subflow = Some(SubflowAck { index, data_ack: 0, window: 0, announced_edge: 0 });
     }
 
     /// The connection's DATA_ACK and window, for the ACKs this subflow sends from now on.
@@ -160,6 +182,49 @@ impl TcpReceiver {
     /// Next byte expected: everything below has been delivered.
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    pub fn is_established(&self) -> bool {
+        self.hs == Handshake::Established
+    }
+
+    /// This receiver keeps an RTT estimate: it, or its MP-TCP connection, autotunes its buffer.
+    pub fn estimates_rtt(&self) -> bool {
+        self.rcv_rtt.is_some()
+    }
+
+    /// The sender's smoothed RTT, which stands for the timestamp-based estimate
+    /// ([`super::autotune`]'s simplified model); ignored without timestamps or autotuning.
+    pub fn note_sender_rtt(&mut self, srtt: Option<Duration>) {
+        if let Some(rtt) = self.rcv_rtt.as_mut() {
+            rtt.from_sender(srtt);
+        }
+    }
+
+    /// The receiver's RTT estimate (`rcv_rtt_est`), if it keeps one and has a sample.
+    pub fn rcv_rtt(&self) -> Option<Duration> {
+        self.rcv_rtt.as_ref().and_then(RcvRtt::get)
+    }
+
+    /// The autotuned buffer (`None` for a fixed buffer and a subflow).
+    pub fn autotune(&self) -> Option<&RcvSpace> {
+        self.rcv_space.as_ref()
+    }
+
+    /// The right edge of the connection's window furthest announced by this subflow's ACKs
+    /// (0 for a single-path receiver).
+    pub fn announced_data_edge(&self) -> u64 {
+        self.subflow.map_or(0, |sub| sub.announced_edge)
+    }
+
+    /// An MP-TCP connection's window grew enough to announce at once
+    /// (`mptcp_cleanup_rbuf`): an established subflow sends an ACK with it (its DATA_ACK and
+    /// window as last set), which also takes the place of a pending delayed ACK.
+    pub fn send_window_update(&mut self, ctx: &mut TcpCtx) {
+        if self.hs == Handshake::Established {
+            self.stats.window_updates += 1;
+            self.send_ack(ctx);
+        }
     }
 
     /// Bytes held out of order.
@@ -192,12 +257,18 @@ impl TcpReceiver {
         if self.hs != Handshake::Established {
             return;
         }
-        let known = self.advertised_edge.saturating_sub(self.rcv_nxt);
-        let window = self.window();
-        if 2 * known <= self.receive_buffer && window >= 2 * known && window >= self.mss as u64 {
+        if self.window_update_due() {
             self.stats.window_updates += 1;
             self.send_ack(ctx);
         }
+    }
+
+    /// Linux's `tcp_cleanup_rbuf` window update: the window the sender last heard of is at most
+    /// half the largest, and the window now at least twice it and at least one segment.
+    fn window_update_due(&self) -> bool {
+        let known = self.advertised_edge.saturating_sub(self.rcv_nxt);
+        let window = self.window();
+        2 * known <= self.receive_buffer && window >= 2 * known && window >= self.mss as u64
     }
 
     /// The flow starts: a receiver that opens the connection sends its SYN.
@@ -220,6 +291,7 @@ impl TcpReceiver {
             if self.hs == Handshake::SynSent {
                 self.hs = Handshake::Established;
                 self.syn_timer.cancel();
+                self.begin_autotuning(ctx.now);
             }
             self.send_ack(ctx);
             return;
@@ -229,8 +301,15 @@ impl TcpReceiver {
             return;
         }
         if pkt.is_data() {
-            self.hs = Handshake::Established;
+            if self.hs != Handshake::Established {
+                self.hs = Handshake::Established;
+                self.begin_autotuning(ctx.now);
+            }
+            let before = self.rcv_nxt;
             self.on_data(ctx, pkt);
+            if self.rcv_nxt > before && self.rcv_rtt.is_some() {
+                self.after_read(ctx);
+            }
         } else {
             // A zero-window probe (the only segment a sender sends with neither data nor SYN):
             // RFC 9293 §3.10.7.4 answers a segment below the window with an ACK, which carries
@@ -279,6 +358,32 @@ impl TcpReceiver {
         }
         self.recent.remember(seg.start);
         self.send_ack(ctx);
+    }
+
+    /// The connection is established: autotuning's first period begins (`tcp_init_buffer_space`).
+    fn begin_autotuning(&mut self, now: SimTime) {
+        if let Some(space) = self.rcv_space.as_mut() {
+            space.start(now, self.rcv_nxt);
+        }
+    }
+
+    /// The application read the in-order data that arrived (at once, after the ACK this
+    /// segment called for): the RTT measurement without timestamps (`tcp_rcv_rtt_measure`),
+    /// the buffer's autotuning (`tcp_rcv_space_adjust`) and the window update it may call for
+    /// (`tcp_cleanup_rbuf`).
+    fn after_read(&mut self, ctx: &mut TcpCtx) {
+        let advertised = self.advertised_edge.saturating_sub(self.last_ack_sent);
+        let Some(rtt) = self.rcv_rtt.as_mut() else { return };
+        rtt.on_in_order(ctx.now, self.rcv_nxt, advertised);
+        let rtt = rtt.get();
+        let Some(space) = self.rcv_space.as_mut() else { return };
+        if space.adjust(ctx.now, self.rcv_nxt, rtt) {
+            self.receive_buffer = space.capacity();
+        }
+        if self.window_update_due() {
+            self.stats.window_updates += 1;
+            self.send_ack(ctx);
+        }
     }
 
     fn deliver(&mut self, now: SimTime, bytes: u64, first_sent_at: SimTime) {
@@ -370,6 +475,9 @@ impl TcpReceiver {
                 (sub.window, Some(Dss { subflow: sub.index, mapping: None, data_ack: Some(sub.data_ack) }))
             }
         };
+        if let Some(sub) = self.subflow.as_mut() {
+            sub.announced_edge = sub.announced_edge.max(sub.data_ack + sub.window);
+        }
         self.advertised_edge = self.rcv_nxt + window;
         // The receive buffer, and so the window, is at most MAX_WINDOW (TcpConfig::validate).
         let tcp = TcpHeader { ack: self.rcv_nxt, window: window as u32, flags, ..Default::default() };
@@ -410,7 +518,7 @@ mod tests {
             let cfg = TcpConfig {
                 mss: crate::units::Bytes(MSS as u64),
                 delayed_ack,
-                receive_buffer: crate::units::Bytes(receive_buffer),
+                receive_buffer: super::super::ReceiveBuffer::Fixed(crate::units::Bytes(receive_buffer)),
                 ..TcpConfig::default()
             };
             Harness {
@@ -624,6 +732,103 @@ mod tests {
 
     fn at_ms(ms: u64) -> SimTime {
         SimTime::ZERO + Duration::from_millis(ms)
+    }
+
+    // --- autotuning (receive_buffer = "auto") ---
+
+    /// A receiver with an autotuned buffer from `initial` to `max` bytes, ACKing every segment.
+    fn autotuned(initial: u64, max: u64, timestamps: bool) -> Harness {
+        let mut h = Harness::new(false, 1);
+        let cfg = TcpConfig {
+            mss: crate::units::Bytes(MSS as u64),
+            delayed_ack: false,
+            timestamps,
+            receive_buffer: super::super::ReceiveBuffer::Auto,
+            receive_buffer_initial: Some(crate::units::Bytes(initial)),
+            receive_buffer_max: Some(crate::units::Bytes(max)),
+            ..TcpConfig::default()
+        };
+        h.rx = TcpReceiver::new(
+            Endpoint { flow: FlowId(0), local: NodeId(1), remote: NodeId(0) },
+            Opener::Sender,
+            &cfg,
+        );
+        h
+    }
+
+    #[test]
+    fn test_autotune_advertises_half_the_buffer_and_grows_it_after_a_receiver_rtt() {
+        let mut h = autotuned(40_000, 400_000, true);
+        assert!(h.rx.estimates_rtt());
+        assert_eq!(h.rx.window(), 20_000, "half of the 40 000-byte buffer");
+        h.rx.note_sender_rtt(Some(Duration::from_millis(10)));
+        let acks = h.segment(0); // established: the first period begins (10 segments)
+        assert_eq!(acks[0].window, 20_000, "in-order data is read at once and holds no room");
+        h.now = at_ms(5);
+        for k in 1..30 {
+            assert_eq!(h.segment(k)[0].window, 20_000);
+        }
+        assert_eq!(h.rx.autotune().unwrap().buffer(), 40_000, "5 ms < the 10 ms receiver RTT");
+        // 10 ms after it began, 31 segments read, > 1.5 × 10: rcvwin = 2 · (2 · 31 000 + 16 · 1000)
+        // = 156 000, a buffer of 156 segments × 2000 bytes. The ACK of the segment still carries
+        // the old window; the window update after the read carries the new one.
+        h.now = at_ms(10);
+        let acks = h.segment(30);
+        assert_eq!(h.rx.autotune().unwrap().buffer(), 312_000);
+        assert_eq!(acks.len(), 2);
+        assert_eq!((acks[0].ack, acks[0].window), (31_000, 20_000));
+        assert_eq!((acks[1].ack, acks[1].window), (31_000, 156_000), "half of 312 000");
+        assert_eq!(h.rx.stats.window_updates, 1);
+        // Data beyond the old window now fits: 100 segments ahead is held, not dropped.
+        h.segment(131);
+        assert_eq!((h.rx.buffered(), h.rx.stats.buffer_drops), (MSS as u64, 0));
+        assert_eq!(h.rx.window(), 155_000, "the window is the capacity less what is held");
+    }
+
+    #[test]
+    fn test_autotune_never_grows_beyond_the_maximum() {
+        let mut h = autotuned(40_000, 100_000, true);
+        h.rx.note_sender_rtt(Some(Duration::from_millis(10)));
+        let mut k = 0;
+        for period in 0..20 {
+            h.now = at_ms(10 * period);
+            for _ in 0..40 {
+                h.segment(k);
+                k += 1;
+                assert!(h.rx.autotune().unwrap().buffer() <= 100_000);
+                assert!(h.rx.window() <= 50_000);
+            }
+        }
+        assert_eq!(h.rx.autotune().unwrap().buffer(), 100_000);
+        assert_eq!(h.rx.window(), 50_000);
+    }
+
+    #[test]
+    fn test_autotune_without_timestamps_times_a_window_of_data() {
+        let mut h = autotuned(40_000, 400_000, false);
+        h.rx.note_sender_rtt(Some(Duration::from_millis(1)));
+        assert_eq!(h.rx.rcv_rtt(), None, "without timestamps the sender's RTT is not seen");
+        h.segment(0); // the first window (20 000 from byte 1000) is timed from here
+        for k in 1..20 {
+            h.segment(k);
+        }
+        h.now = at_ms(30);
+        h.segment(20);
+        assert_eq!(h.rx.rcv_rtt(), Some(Duration::from_millis(30)));
+    }
+
+    #[test]
+    fn test_fixed_buffer_keeps_no_estimate_and_never_tunes() {
+        let mut h = Harness::new(false, 20_000);
+        assert!(!h.rx.estimates_rtt());
+        h.rx.note_sender_rtt(Some(Duration::from_millis(1)));
+        assert_eq!(h.rx.rcv_rtt(), None);
+        for k in 0..200 {
+            h.now = at_ms(k);
+            assert_eq!(h.segment(k).len(), 1, "one ACK per segment, no window update");
+        }
+        assert!(h.rx.autotune().is_none());
+        assert_eq!((h.rx.window(), h.rx.stats.window_updates), (20_000, 0));
     }
 
     #[test]

@@ -205,7 +205,7 @@ impl TcpSender {
             ca: CaState::Open,
             sb: Scoreboard::new(mss),
             app_end: 0,
-            rwnd: cfg.receive_buffer.0,
+            rwnd: cfg.receive_buffer.window_before_first_ack(),
             cc: AnyCc::new(
                 cfg.cc,
                 mss,
