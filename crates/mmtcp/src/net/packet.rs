@@ -25,6 +25,9 @@ pub const TCP_IP_HEADER_BYTES: u32 = 52;
 pub const SACK_BLOCK_BYTES: u32 = 8;
 /// At most four blocks fit into TCP option space; three when timestamps are on (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 4;
+/// The DSS option an MP-TCP subflow's data segment carries: its mapping without a DATA_ACK
+/// ([`Dss::raw_bytes`]: 4 + 14 bytes), padded to 4 bytes.
+pub const DATA_DSS_OPTION_BYTES: u32 = (4 + 14u32).div_ceil(4) * 4;
 
 /// Which end of a flow a packet is addressed to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,6 +296,12 @@ mod tests {
         let ack_only = Dss { mapping: None, ..ack_only };
         assert_eq!(TcpOptions { dss: Some(ack_only), ..TcpOptions::default() }.bytes(), 12);
         assert_eq!(TcpOptions { dss: Some(dss), ..o }.bytes(), 52, "26 + 26 bytes");
+        let data_only = Dss { data_ack: None, ..dss };
+        assert_eq!(
+            TcpOptions { dss: Some(data_only), ..TcpOptions::default() }.bytes(),
+            DATA_DSS_OPTION_BYTES
+        );
+        assert_eq!(DATA_DSS_OPTION_BYTES, 20, "18 padded");
         assert!(TcpOptions::NONE.is_empty() && TcpOptions::NONE == TcpOptions::default());
     }
 }

@@ -21,7 +21,7 @@ use crate::radio::{AnySinr, RadioContext};
 use crate::sim::{Duration, Rng, SimTime};
 use crate::topology::routing::{resolve_path, reversed, PathSearch};
 use crate::topology::{AnyDirection, LinkInfo, Topology};
-use crate::transport::mptcp::SchedulerKind;
+use crate::transport::mptcp::{subflow_config, SchedulerKind};
 use crate::units::{BufferLimit, Time};
 use crate::world::{ChannelDriver, ConnectionSpec, DriverProcess, FlowSpec, World, WorldBuilder};
 use std::collections::HashMap;
@@ -565,7 +565,12 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         let start = SimTime::ZERO + config.start.0;
         let tcp = &config.transport.tcp;
         let app_rng = Rng::for_component(seed, &format!("flow/{}/app", config.name));
-        let app = App::new(&config.app, tcp.mss.0, start, app_rng);
+        // A rate-capped writer writes one segment at a time: a subflow's segment for MP-TCP.
+        let segment = match config.transport.kind {
+            TransportKind::Tcp => tcp.mss.0,
+            TransportKind::Mptcp => subflow_config(tcp).mss.0,
+        };
+        let app = App::new(&config.app, segment, start, app_rng);
         let (src, dst) = (node_ids[config.from.as_str()], node_ids[config.to.as_str()]);
         let mut spec = |world: &mut WorldBuilder, name: String, cc: String| {
             let route = routes.next().expect("a route per flow and subflow");

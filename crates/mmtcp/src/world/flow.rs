@@ -8,6 +8,7 @@ use crate::ids::{DirId, FlowId, NodeId, RouteId};
 use crate::net::Side;
 use crate::sim::rng::Rng;
 use crate::sim::SimTime;
+use crate::transport::mptcp::subflow_config;
 use crate::transport::tcp::{Endpoint, TcpConfig, TcpReceiver, TcpSender};
 
 /// What a flow is made of, as its builder gives it.
@@ -72,12 +73,17 @@ impl Flow {
         let opener = spec.app_config.opener();
         let (src, dst) = (spec.src, spec.dst);
         let sending = Endpoint { flow: id, local: src, remote: dst };
-        let mut receiver = TcpReceiver::new(Endpoint { flow: id, local: dst, remote: src }, opener, spec.tcp);
-        let sender = match spec.subflow_of {
-            None => TcpSender::new(sending, opener, spec.tcp, spec.cc_rng),
+        let receiving = Endpoint { flow: id, local: dst, remote: src };
+        let (sender, receiver) = match spec.subflow_of {
+            None => (
+                TcpSender::new(sending, opener, spec.tcp, spec.cc_rng),
+                TcpReceiver::new(receiving, opener, spec.tcp),
+            ),
             Some(of) => {
+                let tcp = subflow_config(spec.tcp);
+                let mut receiver = TcpReceiver::new(receiving, opener, &tcp);
                 receiver.set_subflow(of.index);
-                TcpSender::new_subflow(sending, opener, spec.tcp, spec.cc_rng, of.index)
+                (TcpSender::new_subflow(sending, opener, &tcp, spec.cc_rng, of.index), receiver)
             }
         };
         // The first subflow opens when its connection starts; the others join later.

@@ -22,3 +22,20 @@ pub mod scheduler;
 pub use data_receiver::DataReceiver;
 pub use data_sender::{Chunk, DataSender};
 pub use scheduler::{AnyScheduler, SchedView, Scheduler, SchedulerKind};
+
+use crate::net::packet::DATA_DSS_OPTION_BYTES;
+use crate::transport::tcp::TcpConfig;
+use crate::units::Bytes;
+
+/// The TCP configuration a subflow runs with: the connection's, with the segment payload
+/// (`mss`) smaller by the DSS option every data segment carries ([`DATA_DSS_OPTION_BYTES`]), so
+/// that a subflow's segments are no larger on the wire than a plain TCP flow's. Linux does the
+/// same: the MSS a socket sends with is the path's less the options its segments carry
+/// (`tcp_current_mss` subtracts what `tcp_established_options` reserves, MP-TCP's DSS
+/// included), so every data packet fits the MTU. Sender and receiver both use it: the receiver
+/// counts full-sized segments for its delayed ACKs against it (Linux learns `rcv_mss` from the
+/// segments it receives).
+pub fn subflow_config(connection: &TcpConfig) -> TcpConfig {
+    let mss = connection.mss.0.saturating_sub(u64::from(DATA_DSS_OPTION_BYTES));
+    TcpConfig { mss: Bytes(mss), ..connection.clone() }
+}
