@@ -97,42 +97,9 @@ fn a_fixed_buffer_reports_no_autotuning() {
 /// ue reaches server over a 100 Mbit/s, 10 ms path and a 50 Mbit/s, 40 ms one (RTTs of 22 and
 /// 82 ms), `app` writing.
 fn two_paths(transport: &str, app: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "5s"
-[[node]]
-name = "ue"
-[[node]]
-name = "r0"
-[[node]]
-name = "r1"
-[[node]]
-name = "server"
-[[link]]
-between = ["ue", "r0"]
-rate = "100Mbps"
-delay = "10ms"
-[[link]]
-between = ["r0", "server"]
-rate = "10Gbps"
-delay = "1ms"
-[[link]]
-between = ["ue", "r1"]
-rate = "50Mbps"
-delay = "40ms"
-[[link]]
-between = ["r1", "server"]
-rate = "10Gbps"
-delay = "1ms"
-[[flow]]
-name = "mp"
-from = "ue"
-to = "server"
-app = {app}
-transport = {{ kind = "mptcp", subflows = [{{ path = ["ue", "r0", "server"] }}, {{ path = ["ue", "r1", "server"] }}]{transport} }}
-"#
-    )
+    let fast = PathSpec { rate: "100Mbps", delay: "10ms", core_rate: "10Gbps" };
+    let slow = PathSpec { rate: "50Mbps", delay: "40ms", core_rate: "10Gbps" };
+    two_path_connection("5s", [fast, slow], transport, app)
 }
 
 #[test]

@@ -157,42 +157,9 @@ proptest! {
 
 /// Two clean paths of 100 and 50 Mbit/s, 10 and 30 ms one way, with `transport` keys added.
 fn two_paths(transport: &str, app: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "5s"
-[[node]]
-name = "ue"
-[[node]]
-name = "r0"
-[[node]]
-name = "r1"
-[[node]]
-name = "server"
-[[link]]
-between = ["ue", "r0"]
-rate = "100Mbps"
-delay = "10ms"
-[[link]]
-between = ["r0", "server"]
-rate = "1Gbps"
-delay = "1ms"
-[[link]]
-between = ["ue", "r1"]
-rate = "50Mbps"
-delay = "30ms"
-[[link]]
-between = ["r1", "server"]
-rate = "1Gbps"
-delay = "1ms"
-[[flow]]
-name = "mp"
-from = "ue"
-to = "server"
-app = {app}
-transport = {{ kind = "mptcp", subflows = [{{ path = ["ue", "r0", "server"] }}, {{ path = ["ue", "r1", "server"] }}]{transport} }}
-"#
-    )
+    let fast = PathSpec { rate: "100Mbps", delay: "10ms", core_rate: "1Gbps" };
+    let slow = PathSpec { rate: "50Mbps", delay: "30ms", core_rate: "1Gbps" };
+    two_path_connection("5s", [fast, slow], transport, app)
 }
 
 #[test]

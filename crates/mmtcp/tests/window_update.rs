@@ -6,47 +6,23 @@ use common::*;
 
 /// Two paths, 100 Mbit/s at 20 ms and 10 Mbit/s at 60 ms one way; round robin puts every other
 /// chunk on the slow path, so the fast path's data waits in the connection's buffer for it.
-const TWO_PATHS: &str = r#"
-[simulation]
-duration = "10s"
-[[node]]
-name = "ue"
-[[node]]
-name = "r0"
-[[node]]
-name = "r1"
-[[node]]
-name = "server"
-[[link]]
-between = ["ue", "r0"]
-rate = "100Mbps"
-delay = "20ms"
-[[link]]
-between = ["r0", "server"]
-rate = "1Gbps"
-delay = "1ms"
-[[link]]
-between = ["ue", "r1"]
-rate = "10Mbps"
-delay = "60ms"
-[[link]]
-between = ["r1", "server"]
-rate = "1Gbps"
-delay = "1ms"
-[[flow]]
-name = "mp"
-from = "ue"
-to = "server"
-app = { kind = "bulk" }
-transport = { kind = "mptcp", scheduler = "roundrobin", receive_buffer = "512KB", subflows = [{ path = ["ue", "r0", "server"] }, { path = ["ue", "r1", "server"] }] }
-"#;
+fn two_paths() -> String {
+    let fast = PathSpec { rate: "100Mbps", delay: "20ms", core_rate: "1Gbps" };
+    let slow = PathSpec { rate: "10Mbps", delay: "60ms", core_rate: "1Gbps" };
+    two_path_connection(
+        "10s",
+        [fast, slow],
+        r#", scheduler = "roundrobin", receive_buffer = "512KB""#,
+        r#"{ kind = "bulk" }"#,
+    )
+}
 
 /// When the connection's reorder buffer drains and the window has grown enough
 /// (`mptcp_cleanup_rbuf`), the ACKs announcing it leave in the event that drained it — on
 /// every subflow, carrying the new window — not when a delayed-ACK timer fires later.
 #[test]
 fn test_the_window_update_leaves_in_the_event_that_drains_the_reorder_buffer() {
-    let mut w = world(TWO_PATHS);
+    let mut w = world(&two_paths());
     let subflows = w.connections()[0].subflows();
     let (mut updates, mut after_drain) = (0, 0);
     loop {

@@ -21,7 +21,7 @@ use crate::radio::{AnySinr, RadioContext};
 use crate::sim::{Duration, Rng, SimTime};
 use crate::topology::routing::{resolve_path, reversed, PathSearch};
 use crate::topology::{AnyDirection, LinkInfo, Topology};
-use crate::transport::mptcp::{subflow_config, SchedulerKind};
+use crate::transport::mptcp::{subflow_mss, SchedulerKind};
 use crate::units::{BufferLimit, Time};
 use crate::world::{ChannelDriver, ConnectionSpec, DriverProcess, FlowSpec, World, WorldBuilder};
 use std::collections::HashMap;
@@ -568,7 +568,7 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         // A rate-capped writer writes one segment at a time: a subflow's segment for MP-TCP.
         let segment = match config.transport.kind {
             TransportKind::Tcp => tcp.mss.0,
-            TransportKind::Mptcp => subflow_config(tcp).mss.0,
+            TransportKind::Mptcp => subflow_mss(tcp.mss).0,
         };
         let app = App::new(&config.app, segment, start, app_rng);
         let (src, dst) = (node_ids[config.from.as_str()], node_ids[config.to.as_str()]);

@@ -51,3 +51,55 @@ pub fn flow(out: &Ran) -> &Value {
 pub fn f64_of(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
+
+/// One path of [`two_path_connection`]: the access link's rate and one-way delay, and the
+/// router's link to the server.
+pub struct PathSpec<'a> {
+    pub rate: &'a str,
+    pub delay: &'a str,
+    pub core_rate: &'a str,
+}
+
+/// An MP-TCP flow `mp` from `ue` to `server` over two disjoint paths (`ue`–`r0`–`server` and
+/// `ue`–`r1`–`server`, the router's link 1 ms), `app` writing, `transport` keys added after the
+/// subflows, for `duration`.
+pub fn two_path_connection(duration: &str, paths: [PathSpec; 2], transport: &str, app: &str) -> String {
+    let [p0, p1] = paths;
+    format!(
+        r#"
+[simulation]
+duration = "{duration}"
+[[node]]
+name = "ue"
+[[node]]
+name = "r0"
+[[node]]
+name = "r1"
+[[node]]
+name = "server"
+[[link]]
+between = ["ue", "r0"]
+rate = "{}"
+delay = "{}"
+[[link]]
+between = ["r0", "server"]
+rate = "{}"
+delay = "1ms"
+[[link]]
+between = ["ue", "r1"]
+rate = "{}"
+delay = "{}"
+[[link]]
+between = ["r1", "server"]
+rate = "{}"
+delay = "1ms"
+[[flow]]
+name = "mp"
+from = "ue"
+to = "server"
+app = {app}
+transport = {{ kind = "mptcp", subflows = [{{ path = ["ue", "r0", "server"] }}, {{ path = ["ue", "r1", "server"] }}]{transport} }}
+"#,
+        p0.rate, p0.delay, p0.core_rate, p1.rate, p1.delay, p1.core_rate
+    )
+}

@@ -36,6 +36,10 @@ use crate::units::Bytes;
 /// counts full-sized segments for its delayed ACKs against it (Linux learns `rcv_mss` from the
 /// segments it receives).
 pub fn subflow_config(connection: &TcpConfig) -> TcpConfig {
-    let mss = connection.mss.0.saturating_sub(u64::from(DATA_DSS_OPTION_BYTES));
-    TcpConfig { mss: Bytes(mss), ..connection.clone() }
+    TcpConfig { mss: subflow_mss(connection.mss), ..connection.clone() }
+}
+
+/// A subflow's segment payload for a connection of `mss` ([`subflow_config`]).
+pub fn subflow_mss(mss: Bytes) -> Bytes {
+    Bytes(mss.0.saturating_sub(u64::from(DATA_DSS_OPTION_BYTES)))
 }
