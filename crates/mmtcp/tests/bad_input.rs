@@ -210,6 +210,16 @@ fn radio_stack_errors_name_the_field() {
         ),
         (radio("", &format!("{NYU}\nrlc = {{ discard_timer = 5 }}")), "link[0].radio.rlc.discard_timer", ""),
         (
+            radio("", &format!("{NYU}\nrlc = {{ max_retx = \"forever\" }}")),
+            "link[0].radio.rlc.max_retx",
+            "or \"never\"",
+        ),
+        (
+            radio("", &format!("{NYU}\nrlc = {{ t_reassembly_um = \"0ms\" }}")),
+            "link[0].radio.rlc.t_reassembly_um",
+            "greater than zero",
+        ),
+        (
             radio("", "channel = { kind = \"cellular\", distance_m = -3.0 }"),
             "link[0].radio.channel.distance_m",
             "",

@@ -502,3 +502,41 @@ fn ieee80211ad_a_deep_blockage_reaches_outage_and_a_shallow_one_does_not() {
     let mcs = column(&shallow, "link.air.fwd.mcs");
     assert!(mcs.iter().cloned().fold(f64::MAX, f64::min) <= 10.0, "but it does drop the MCS");
 }
+
+/// ue —(radio)— enb —(10 Gbit/s, `core_buffer`)— server with HARQ off and RLC UM holding a hole for
+/// 10 ms: the TB sent on a stale MCS during a one-slot dip at 1 s fails, and the UM receiver
+/// releases everything received behind it at once when t-Reordering expires.
+fn release_into_core(core_buffer: &str) -> Ran {
+    let radio = r#"
+amc_delay = "1ms"
+channel = { kind = "sinr_trace", file = "traces/sinr-dip.csv" }
+harq = { enabled = false }
+rlc = { mode = "um", buffer = "8MB", t_reassembly = "1ms", t_reassembly_um = "10ms" }
+"#;
+    let text =
+        uplink("1.5s", radio, BULK).replace(r#"buffer = "100000pkt""#, &format!("buffer = {core_buffer:?}"));
+    run_toml(&text)
+}
+
+#[test]
+fn an_rlc_release_beyond_the_s1u_queue_loses_the_excess() {
+    // ns-3 mmWave 2017 (docs/models/ns3-mmwave-2017.md §9): in-order RLC receivers release a hole's
+    // backlog in one instant into the eNB's S1-U link, whose queues hold about 1100 packets.
+    let unbounded = release_into_core("100000pkt");
+    let bounded = release_into_core("1100pkt");
+    let core = |o: &Ran| o.summary["links"][1]["directions"][0].clone();
+    // With room for all, the release is the largest queue the core link ever holds: N − 1 packets
+    // queued behind the one in service (1500-byte segments).
+    let max_queue = f64_of(&core(&unbounded)["max_queue_bytes"]) / 1500.0;
+    assert_eq!(max_queue.fract(), 0.0, "whole segments: {max_queue}");
+    assert_eq!(core(&unbounded)["drops"]["queue"], 0);
+    let released = max_queue as u64 + 1;
+    assert!(released > 1100 + 100, "10 ms of a multi-gigabit link: {released} packets");
+    // With 1100 places, the one in service and 1100 queued pass and the rest of the release is
+    // lost, all at once, with nothing lost before.
+    let drops = core(&bounded)["drops"]["queue"].as_u64().unwrap();
+    eprintln!("released {released}, dropped {drops}");
+    assert_eq!(drops, released - 1101, "released {released}, dropped {drops}");
+    assert_eq!(f64_of(&core(&bounded)["max_queue_bytes"]), 1100.0 * 1500.0);
+    assert_eq!(direction(&bounded, 0)["radio"]["tb_errors"], 1, "one TB failed, in the dip");
+}

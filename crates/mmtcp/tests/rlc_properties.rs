@@ -4,7 +4,7 @@
 //! discard notices travel back after a control-path delay; every timer fires at its deadline, in
 //! time order.
 //!
-//! * AM with a large `max_retx` delivers every SDU exactly once, in order.
+//! * AM that never gives up (`max_retx = "never"`) delivers every SDU exactly once, in order.
 //! * AM with a small `max_retx` (and CoDel) under heavy loss gives every SDU exactly one outcome,
 //!   in SN order, and an SDU is lost only if the transmitter gave up on it.
 //! * UM delivers in order without duplicates, never sends a byte twice, delivers only SDUs whose
@@ -13,7 +13,7 @@
 //! * In every mode a block is never overfilled and its byte count includes one header per PDU.
 
 use mmtcp::radio::rlc::{
-    BufferPolicy, RlcConfig, RlcMode, RlcRx, RlcRxStats, RlcSegment, RlcTx, RlcTxStats, RxOutcome,
+    BufferPolicy, MaxRetx, RlcConfig, RlcMode, RlcRx, RlcRxStats, RlcSegment, RlcTx, RlcTxStats, RxOutcome,
     StatusReport, MAX_WINDOW,
 };
 use mmtcp::sim::{Duration, SimTime};
@@ -88,7 +88,7 @@ fn case(max_loss: f64) -> impl Strategy<Value = Case> {
         )
 }
 
-fn config(mode: RlcMode, c: &Case, max_retx: u32, codel: bool) -> RlcConfig {
+fn config(mode: RlcMode, c: &Case, max_retx: MaxRetx, codel: bool) -> RlcConfig {
     let config = RlcConfig {
         mode,
         buffer: Bytes(100_000_000),
@@ -98,6 +98,7 @@ fn config(mode: RlcMode, c: &Case, max_retx: u32, codel: bool) -> RlcConfig {
         header_bytes: 3,
         // Above the 1.5 ms reordering span of the HARQ delays.
         t_reassembly: Time(Duration::from_millis(2)),
+        t_reassembly_um: None,
         t_poll_retransmit: Time(Duration::from_millis(8)),
         t_status_prohibit: Time(Duration::from_micros(c.t_status_prohibit_us)),
         poll_pdu: c.poll_pdu,
@@ -289,8 +290,8 @@ proptest! {
     #![proptest_config(proptest_config())]
 
     #[test]
-    fn am_with_large_max_retx_delivers_everything_once_in_order(c in case(0.5)) {
-        let run = simulate(&config(RlcMode::Am, &c, 1000, false), &c);
+    fn am_that_never_gives_up_delivers_everything_once_in_order(c in case(0.5)) {
+        let run = simulate(&config(RlcMode::Am, &c, MaxRetx::Never, false), &c);
         prop_assert_eq!(run.admitted.len(), c.sdus.len());
         assert_in_order_exactly_once(&run);
         prop_assert_eq!(delivered(&run).len(), c.sdus.len(), "every SDU delivered");
@@ -307,7 +308,7 @@ proptest! {
         c in case(0.5).prop_filter("heavy loss", |c| c.loss >= 0.2),
         max_retx in 0u32..3,
     ) {
-        let run = simulate(&config(RlcMode::Am, &c, max_retx, c.codel), &c);
+        let run = simulate(&config(RlcMode::Am, &c, MaxRetx::After(max_retx), c.codel), &c);
         assert_in_order_exactly_once(&run);
         prop_assert_eq!(run.outcomes.len(), run.admitted.len(), "every SDU has an outcome");
         for o in &run.outcomes {
@@ -328,7 +329,7 @@ proptest! {
 
     #[test]
     fn um_delivers_in_order_without_duplicates_and_never_retransmits(c in case(0.5)) {
-        let run = simulate(&config(RlcMode::Um, &c, 0, c.codel), &c);
+        let run = simulate(&config(RlcMode::Um, &c, MaxRetx::After(0), c.codel), &c);
         prop_assert_eq!(run.tx.retx_segments, 0);
         prop_assert!(run.sent.iter().all(|s| !s.retx && !s.poll));
         // No byte sent twice.
@@ -372,7 +373,7 @@ proptest! {
         // TM does not segment: blocks must hold the largest SDU (2999 bytes).
         c in case(0.5).prop_map(|c| Case { tb_min: c.tb_min + 3000, tb_max: c.tb_max + 3000, ..c }),
     ) {
-        let run = simulate(&config(RlcMode::Tm, &c, 0, c.codel), &c);
+        let run = simulate(&config(RlcMode::Tm, &c, MaxRetx::After(0), c.codel), &c);
         prop_assert!(run.sent.iter().all(|s| s.start == 0 && s.end == s.sdu_len), "TM never segments");
         let mut want: Vec<u64> = run.decoded.iter().map(|s| s.sn).collect();
         let mut got: Vec<u64> =

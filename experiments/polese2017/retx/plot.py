@@ -33,6 +33,7 @@ SCENARIO = Path(__file__).with_name("scenario.toml")
 DISTANCE = "link.air.radio.channel.distance_m"
 REDRAW = "link.air.radio.channel.state_redraw"
 BLER = "link.air.radio.amc.target_bler"
+VISIBILITY = "link.air.radio.channel.visibility"
 HARQ = "link.air.radio.harq.enabled"
 RLC = "link.air.radio.rlc.mode"
 APP = "flow.tcp.app.kind"
@@ -67,6 +68,8 @@ def _reading(point: dict[str, Any]) -> str:
         parts.append("redraw-1s")
     if BLER in o:
         parts.append("bler-1e-4")
+    if VISIBILITY in o:
+        parts.append(f"state-{o[VISIBILITY]}")
     return "-".join(parts) or PAPER_SETTING
 
 

@@ -49,7 +49,7 @@
 
 use super::sdu_buffer::SduBuffer;
 use super::{
-    ByteRanges, Nack, Placed, RlcConfig, RlcRxStats, RlcSegment, RlcTxStats, RxOutcome, RxWindow,
+    ByteRanges, MaxRetx, Nack, Placed, RlcConfig, RlcRxStats, RlcSegment, RlcTxStats, RxOutcome, RxWindow,
     StatusReport,
 };
 use crate::sim::{Duration, SimTime};
@@ -81,7 +81,7 @@ pub(super) struct AmTx {
     window: u64,
     poll_pdu: u32,
     poll_byte: u64,
-    max_retx: u32,
+    max_retx: MaxRetx,
     t_poll_retransmit: Duration,
     /// TX_Next_Ack.
     tx_next_ack: u64,
@@ -189,8 +189,8 @@ impl AmTx {
         let sn = self.tx_next_ack + i as u64;
         let sdu = &mut self.sdus[i];
         if sdu.pending.is_empty() {
-            sdu.retx_count += 1;
-            if sdu.retx_count > self.max_retx {
+            sdu.retx_count = sdu.retx_count.saturating_add(1);
+            if self.max_retx.exceeded_by(sdu.retx_count) {
                 self.finish(i);
                 stats.discards_max_retx += 1;
                 discarded.push(sn);
@@ -638,7 +638,7 @@ mod tests {
             t_status_prohibit: Time(Duration::from_millis(2)),
             poll_pdu: 1000,
             poll_byte: Bytes(1_000_000),
-            max_retx: 4,
+            max_retx: MaxRetx::After(4),
             ..RlcConfig::default()
         }
     }
@@ -698,7 +698,7 @@ mod tests {
 
     #[test]
     fn test_am_tx_gives_up_after_max_retx() {
-        let mut tx = RlcTx::new(&RlcConfig { max_retx: 2, ..am() });
+        let mut tx = RlcTx::new(&RlcConfig { max_retx: MaxRetx::After(2), ..am() });
         tx.offer(ms(0), 100);
         fill(&mut tx, ms(0), 1000);
         let mut discarded = Vec::new();
@@ -715,12 +715,28 @@ mod tests {
         assert!(!tx.has_pending());
         // NACKs of the same SDU in one report count once.
         discarded.clear();
-        let mut tx = RlcTx::new(&RlcConfig { max_retx: 1, ..am() });
+        let mut tx = RlcTx::new(&RlcConfig { max_retx: MaxRetx::After(1), ..am() });
         tx.offer(ms(0), 1000);
         fill(&mut tx, ms(0), 2000);
         tx.on_status(ms(1), &report(1, &[(0, Some((0, 10))), (0, Some((20, 30)))]), &mut discarded);
         assert!(discarded.is_empty());
         assert_eq!(tx.buffered_bytes(), 20);
+    }
+
+    #[test]
+    fn test_am_tx_that_never_gives_up_keeps_retransmitting() {
+        let mut tx = RlcTx::new(&RlcConfig { max_retx: MaxRetx::Never, ..am() });
+        tx.offer(ms(0), 100);
+        fill(&mut tx, ms(0), 1000);
+        let mut discarded = Vec::new();
+        for round in 0..50u64 {
+            tx.on_status(ms(round * 10), &report(1, &[(0, None)]), &mut discarded);
+            let r = fill(&mut tx, ms(round * 10), 1000);
+            assert!(r[0].retx, "retransmission {}", round + 1);
+        }
+        assert!(discarded.is_empty());
+        assert_eq!(tx.stats().discards_max_retx, 0);
+        assert_eq!(tx.stats().retx_segments, 50);
     }
 
     // --- transmitter: window and polling -------------------------------------------------------
@@ -785,7 +801,7 @@ mod tests {
 
     #[test]
     fn test_am_tx_poll_retransmit_expiry_counts_towards_max_retx() {
-        let mut tx = RlcTx::new(&RlcConfig { max_retx: 1, ..am() });
+        let mut tx = RlcTx::new(&RlcConfig { max_retx: MaxRetx::After(1), ..am() });
         tx.offer(ms(0), 100);
         fill(&mut tx, ms(0), 1000);
         tx.on_timer(ms(10));

@@ -151,6 +151,11 @@ pub struct RlcConfig {
     /// waits for a missing SDU before reporting it (AM) or declaring it lost (UM). Must exceed
     /// the span of HARQ retransmissions. Default `"5ms"` (the smallest non-zero NR value, ms5).
     pub t_reassembly: Time,
+    /// UM's t-Reordering, when it differs from AM's `t_reassembly`: the ns-3 mmWave module of 2017
+    /// runs AM with 10 ms (`LteRlcAm`) and its low-latency UM with 100 ms (`LteRlcUmLowLat`,
+    /// docs/models/ns3-mmwave-2017.md §9). Default: absent (`t_reassembly` in both modes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t_reassembly_um: Option<Time>,
     /// t-PollRetransmit (AM, 38.322 §7.3): how long the transmitter waits for a STATUS report
     /// after a poll before polling again with a retransmission. Default `"10ms"` (NR ms10).
     pub t_poll_retransmit: Time,
@@ -163,8 +168,10 @@ pub struct RlcConfig {
     /// (NR kB500).
     pub poll_byte: Bytes,
     /// maxRetxThreshold (AM, 38.322 §7.4): retransmissions of one SDU before the transmitter gives
-    /// up on it. Default 8 (NR t8).
-    pub max_retx: u32,
+    /// up on it, or `"never"`: the ns-3 mmWave module of 2017 (`LteRlcAm`, MaxRetxThreshold 5)
+    /// only logs when the count is reached and keeps retransmitting
+    /// (docs/models/ns3-mmwave-2017.md §9). Default 8 (NR t8).
+    pub max_retx: MaxRetx,
     /// AM_Window_Size / UM reordering window in SDUs (38.322 §7.2). Default 131072 = 2^17, the
     /// AM window with 18-bit SNs; at most that.
     pub window: u32,
@@ -186,14 +193,79 @@ impl Default for RlcConfig {
             codel_interval: Time(Duration::from_millis(100)),
             header_bytes: 3,
             t_reassembly: Time(Duration::from_millis(5)),
+            t_reassembly_um: None,
             t_poll_retransmit: Time(Duration::from_millis(10)),
             t_status_prohibit: Time(Duration::from_millis(1)),
             poll_pdu: 64,
             poll_byte: Bytes(500_000),
-            max_retx: 8,
+            max_retx: MaxRetx::After(8),
             window: MAX_WINDOW,
             discard_timer: None,
         }
+    }
+}
+
+/// When an AM transmitter gives up on an SDU: `max_retx = 8` or `max_retx = "never"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxRetx {
+    /// After this many retransmissions of the SDU.
+    After(u32),
+    /// Never: the SDU is retransmitted until it is acknowledged.
+    Never,
+}
+
+impl Serialize for MaxRetx {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MaxRetx::After(n) => serializer.serialize_u32(*n),
+            MaxRetx::Never => serializer.serialize_str("never"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MaxRetx {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<MaxRetx, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = MaxRetx;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number of retransmissions (0 or more) or \"never\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<MaxRetx, E> {
+                u32::try_from(v)
+                    .map(MaxRetx::After)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<MaxRetx, E> {
+                u32::try_from(v)
+                    .map(MaxRetx::After)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<MaxRetx, E> {
+                match v {
+                    "never" => Ok(MaxRetx::Never),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl MaxRetx {
+    /// Whether an SDU retransmitted `retx_count` times has exceeded the threshold.
+    pub fn exceeded_by(self, retx_count: u32) -> bool {
+        match self {
+            MaxRetx::After(max) => retx_count > max,
+            MaxRetx::Never => false,
+        }
+    }
+}
+
+impl RlcConfig {
+    /// t-Reordering of a UM receiver: `t_reassembly_um` if given, else `t_reassembly`.
+    pub fn um_t_reordering(&self) -> Time {
+        self.t_reassembly_um.unwrap_or(self.t_reassembly)
     }
 }
 
@@ -227,6 +299,9 @@ impl RlcConfig {
                 "header_bytes",
                 &format!("{} is too large; RLC headers are 0 to {MAX_HEADER_BYTES} bytes", self.header_bytes),
             );
+        }
+        if self.t_reassembly_um.is_some_and(|t| t.0 == Duration::ZERO) {
+            return err("t_reassembly_um", "must be a time greater than zero, e.g. \"100ms\"");
         }
         if self.t_poll_retransmit.0 == Duration::ZERO {
             return err("t_poll_retransmit", "must be a time greater than zero, e.g. \"10ms\"");
@@ -842,6 +917,14 @@ mod tests {
         assert_eq!(um.mode, RlcMode::Um);
         assert_eq!(um.policy, BufferPolicy::Codel);
         assert!(toml::from_str::<RlcConfig>("mode = \"xx\"").is_err());
+        let never: RlcConfig = toml::from_str("max_retx = \"never\"").unwrap();
+        assert_eq!(never.max_retx, MaxRetx::Never);
+        assert_eq!(toml::from_str::<RlcConfig>(&toml::to_string(&never).unwrap()).unwrap(), never);
+        assert_eq!(toml::from_str::<RlcConfig>("max_retx = 5").unwrap().max_retx, MaxRetx::After(5));
+        for bad in ["max_retx = \"forever\"", "max_retx = -1", "max_retx = 1.5"] {
+            let e = toml::from_str::<RlcConfig>(bad).unwrap_err().to_string();
+            assert!(e.contains("or \"never\""), "{bad}: {e}");
+        }
         assert!(toml::from_str::<RlcConfig>("max_retx = 3\nbogus = 1")
             .unwrap_err()
             .to_string()
@@ -867,5 +950,7 @@ mod tests {
         assert!(bad(codel).contains(".codel_interval: "));
         let e = bad(RlcConfig { t_poll_retransmit: Time(Duration::ZERO), ..RlcConfig::default() });
         assert!(e.contains(".t_poll_retransmit: ") && !e.contains('\n'), "{e}");
+        let e = bad(RlcConfig { t_reassembly_um: Some(Time(Duration::ZERO)), ..RlcConfig::default() });
+        assert!(e.contains(".t_reassembly_um: "), "{e}");
     }
 }

@@ -100,7 +100,7 @@ impl UmRx {
     pub(super) fn new(config: &RlcConfig) -> UmRx {
         UmRx {
             window: config.window as u64,
-            t_reordering: config.t_reassembly.0,
+            t_reordering: config.um_t_reordering().0,
             win: RxWindow::default(),
             vr_ux: 0,
             vr_uh: 0,
@@ -313,6 +313,24 @@ mod tests {
         rx.on_segment(ms(3), &seg(0, 0, 100, 100), &mut out);
         assert_eq!(out, vec![RxOutcome::Deliver(0), RxOutcome::Deliver(1)]);
         assert_eq!(rx.next_deadline(), None);
+    }
+
+    #[test]
+    fn test_um_rx_uses_its_own_reordering_timer_when_given() {
+        // ns-3 mmWave 2017: AM t-Reordering 10 ms, UM 100 ms; the UM receiver takes the UM one.
+        let config = RlcConfig {
+            t_reassembly: Time(Duration::from_millis(10)),
+            t_reassembly_um: Some(Time(Duration::from_millis(100))),
+            ..um(2)
+        };
+        let mut rx = RlcRx::new(&config);
+        let mut out = Vec::new();
+        rx.on_segment(ms(0), &seg(1, 0, 100, 100), &mut out);
+        assert_eq!(rx.next_deadline(), Some(ms(100)));
+        rx.on_timer(ms(99), &mut out);
+        assert!(out.is_empty(), "SDU 1 still held behind the gap");
+        rx.on_timer(ms(100), &mut out);
+        assert_eq!(out, vec![RxOutcome::Lost(0), RxOutcome::Deliver(1)]);
     }
 
     #[test]
