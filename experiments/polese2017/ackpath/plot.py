@@ -1,7 +1,7 @@
 """Figure of polese2017-ackpath: TCP throughput with the ACKs on mmWave or on LTE, per RLC buffer
-and UE speed (Polese et al. 2017a Fig. 11), one panel per reading of the obstacles' size (2-8 m, the
-scenario's, then each reading of experiment.toml), each bar the mean over the seeds with its 95 %
-CI (min..max with 2 seeds), clipped at 0."""
+and UE speed (Polese et al. 2017a Fig. 11), one panel per reading (the obstacles' size: 2-8 m, the
+scenario's, then each reading of experiment.toml; LTE's channel), each bar the mean over the
+seeds with its 95 % CI (min..max with 2 seeds), clipped at 0."""
 
 from __future__ import annotations
 
@@ -18,9 +18,12 @@ ACKS = "flow.tcp.ack_path"
 GOODPUT = "flows.tcp.goodput_bps"
 OBSTACLES = "link.mmw.radio.channel.obstacles"
 SCENARIO_OBSTACLES = "obstacles of 2-8 m (scenario.toml)"
+LTE_PROPAGATION = "link.lte.radio.channel.propagation"
 
 
 def _reading(point: dict[str, Any]) -> str:
+    if LTE_PROPAGATION in point["overrides"]:
+        return "LTE as UMa with fading (lte-uma-fading)"
     size = point["overrides"].get(OBSTACLES)
     if size is None:
         return SCENARIO_OBSTACLES

@@ -9,7 +9,8 @@
 //!   outage ⇒ SINR = −∞
 //! ```
 //!
-//! - **Path loss and state probabilities**: [`super::propagation`] (NYU / TR 38.901).
+//! - **Path loss and state probabilities**: [`super::propagation`] (NYU / TR 38.901 / ITU-R
+//!   P.1411 line of sight, the last with `visibility = "los"` only).
 //! - **Link state**, one of
 //!   - `statistical`: redrawn from the model's probabilities at the current distance, by
 //!     `state_redraw`: at the epochs of a Poisson process of mean spacing `state_dwell` (a
@@ -24,6 +25,7 @@
 //!   ρ = exp(−Δt/τ) for a static one. Z is scaled by the σ of the current state, so a LOS↔NLOS
 //!   switch changes the spread but does not redraw the shadowing. With `shadowing_update =
 //!   "with_state"` Z is instead drawn afresh with each state draw and held (ns-3 mmWave 2017).
+//!   σ_state is the model's, or `shadowing_sigma_db` for every state when given.
 //! - **Fading**: one power gain g per block of length `block` (and redrawn at a state change),
 //!   g ~ Gamma(m, 1/m) (Nakagami-m amplitude, mean power 1) with a shape per state. This stands in
 //!   for the NYU cluster/sub-path model with ideal beam tracking, whose beamformed gain fluctuates
@@ -62,6 +64,18 @@ pub enum VisibilityModel {
     Los,
     /// Always non-line of sight.
     Nlos,
+}
+
+impl VisibilityModel {
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            VisibilityModel::Statistical => "statistical",
+            VisibilityModel::Obstacles => "obstacles",
+            VisibilityModel::Los => "los",
+            VisibilityModel::Nlos => "nlos",
+        }
+    }
 }
 
 /// When the statistical link state is redrawn (`visibility = "statistical"`).
@@ -124,10 +138,12 @@ pub struct ObstaclesConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CellularConfig {
-    /// `"nyu"`, `"umi_street_canyon"`, `"inh_office"` or `"uma"`. Default `"nyu"`.
+    /// `"nyu"`, `"umi_street_canyon"`, `"inh_office"`, `"uma"` or `"itu_r_p1411_los"` (line of
+    /// sight only: needs `visibility = "los"`). Default `"nyu"`.
     #[serde(default)]
     pub propagation: Propagation,
-    /// Carrier frequency. Default `"28GHz"`. NYU: 26.5–29.5 or 71–76 GHz; 3GPP: 0.5–100 GHz.
+    /// Carrier frequency. Default `"28GHz"`. NYU: 26.5–29.5 or 71–76 GHz; 3GPP: 0.5–100 GHz;
+    /// ITU-R P.1411: 0.3–100 GHz.
     #[serde(default = "default_frequency")]
     pub frequency: Frequency,
     /// Transmit power, dBm. Default 30 (Polese et al. 2017a Table I, mmWave and LTE downlink).
@@ -149,11 +165,12 @@ pub struct CellularConfig {
     /// which costs about 2 dB more (docs/models/ns3-mmwave-2017.md §1).
     #[serde(default)]
     pub beamforming_loss_db: f64,
-    /// BS antenna height, m; 3GPP models only. Default: the scenario's nominal height
-    /// (UMi 10, InH 3, UMa 25).
+    /// BS antenna height, m; 3GPP and P.1411 models only. Default: the scenario's nominal height
+    /// (UMi 10, InH 3, UMa 25, P.1411 3: the eNB of the ns-3 DCE script of Polese et al.).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bs_height_m: Option<f64>,
-    /// UE antenna height, m; 3GPP models only. Default: nominal (UMi 1.5, InH 1, UMa 1.5).
+    /// UE antenna height, m; 3GPP and P.1411 models only. Default: nominal (UMi 1.5, InH 1,
+    /// UMa 1.5, P.1411 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ue_height_m: Option<f64>,
     /// Static UE at this 2-D distance from the BS, m (> 0). Default 100 when no positions are given;
@@ -187,6 +204,12 @@ pub struct CellularConfig {
     /// Log-normal shadowing on or off. Default `true`.
     #[serde(default = "default_true")]
     pub shadowing: bool,
+    /// Shadowing standard deviation for every link state, dB (0 to 30), in place of the
+    /// propagation model's own per-state σ. Default: the model's (NYU Akdeniz Table I; TR 38.901
+    /// Table 7.4.1-1; P.1411 7 dB, ns-3's `ShadowSigmaOutdoor` default). The ns-3 DCE script of
+    /// Polese et al. 2017 sets 6 dB on its LTE link. Not with `shadowing = false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowing_sigma_db: Option<f64>,
     /// Shadowing decorrelation distance for a moving UE, m (> 0). Default 10 (TR 38.901
     /// Table 7.5-6, UMi LOS).
     #[serde(default = "default_shadowing_correlation_m")]
@@ -320,6 +343,7 @@ impl Default for CellularConfig {
             state_redraw: StateRedraw::default(),
             obstacles: None,
             shadowing: true,
+            shadowing_sigma_db: None,
             shadowing_correlation_m: default_shadowing_correlation_m(),
             shadowing_correlation_time: default_shadowing_correlation_time(),
             shadowing_update: ShadowingUpdate::default(),
@@ -385,11 +409,12 @@ pub struct CellularChannel {
     next_epoch: SimTime, // next statistical redraw; MAX if none
     obstacles: Vec<Rect>,
     shadowing: bool,
-    shadow_with_state: bool, // shadowing drawn with each statistical state draw and held
-    shadow_z: f64,           // standard-normal shadowing state
-    shadow_corr_m: f64,      // decorrelation distance, m
-    shadow_corr_s: f64,      // decorrelation time, s
-    last_update: SimTime,    // time of the last shadowing update
+    shadow_sigma_db: Option<f64>, // shadowing_sigma_db: σ for every state instead of the model's
+    shadow_with_state: bool,      // shadowing drawn with each statistical state draw and held
+    shadow_z: f64,                // standard-normal shadowing state
+    shadow_corr_m: f64,           // decorrelation distance, m
+    shadow_corr_s: f64,           // decorrelation time, s
+    last_update: SimTime,         // time of the last shadowing update
     fading: Fading,
     m_los: f64,
     m_nlos: f64,
@@ -426,6 +451,30 @@ impl CellularChannel {
         }
         if !(config.beamforming_loss_db.is_finite() && (0.0..=30.0).contains(&config.beamforming_loss_db)) {
             return Err(cx.error("beamforming_loss_db", "must be a loss in dB from 0 to 30, e.g. 4.0"));
+        }
+        if let Some(sigma) = config.shadowing_sigma_db {
+            if !(sigma.is_finite() && (0.0..=30.0).contains(&sigma)) {
+                return Err(cx.error(
+                    "shadowing_sigma_db",
+                    "must be a standard deviation in dB from 0 to 30, e.g. 6.0",
+                ));
+            }
+            if !config.shadowing {
+                return Err(cx.error(
+                    "shadowing_sigma_db",
+                    "sets the spread of the shadowing, which shadowing = false turns off; remove one of them",
+                ));
+            }
+        }
+        if config.propagation.los_only() && config.visibility != VisibilityModel::Los {
+            return Err(cx.error(
+                "visibility",
+                format!(
+                    "must be \"los\" with propagation = \"{}\", a line-of-sight-only model (got \"{}\")",
+                    config.propagation.name(),
+                    config.visibility.name()
+                ),
+            ));
         }
         if !(ctx.bandwidth_hz.is_finite() && ctx.bandwidth_hz > 0.0) {
             return Err(InputError::new(
@@ -519,6 +568,7 @@ impl CellularChannel {
             next_epoch: SimTime::MAX,
             obstacles: Vec::new(),
             shadowing: config.shadowing,
+            shadow_sigma_db: config.shadowing_sigma_db,
             shadow_with_state: config.shadowing_update == ShadowingUpdate::WithState,
             shadow_z: 0.0,
             shadow_corr_m: config.shadowing_correlation_m,
@@ -634,6 +684,15 @@ impl CellularChannel {
     /// The configured propagation model.
     pub fn model(&self) -> &PathLossModel {
         &self.model
+    }
+
+    /// The shadowing standard deviation in `state`, dB: `shadowing_sigma_db` if given, else the
+    /// model's; 0 in outage or with `shadowing = false`.
+    pub fn shadowing_std_db(&self, state: LinkState) -> f64 {
+        match (self.shadowing, state) {
+            (false, _) | (_, LinkState::Outage) => 0.0,
+            _ => self.shadow_sigma_db.unwrap_or_else(|| self.model.shadowing_std_db(state)),
+        }
     }
 
     /// P_tx + G_bf − noise power, dB: the SNR a 0 dB path loss would give.
@@ -768,8 +827,7 @@ impl SinrProcess for CellularChannel {
         let sinr_db = if self.state == LinkState::Outage {
             f64::NEG_INFINITY
         } else {
-            let shadow_db =
-                if self.shadowing { self.model.shadowing_std_db(self.state) * self.shadow_z } else { 0.0 };
+            let shadow_db = self.shadowing_std_db(self.state) * self.shadow_z;
             self.budget_db - self.model.path_loss_db(self.state, d_m) - shadow_db + self.fading_db
         };
 
@@ -1175,6 +1233,88 @@ mod tests {
         }
     }
 
+    // ---- ITU-R P.1411 LOS and shadowing_sigma_db -------------------------------------------
+
+    /// The LTE link of the ns-3 DCE script of Polese et al. 2017: uplink (UE 23 dBm, eNB NF 5 dB,
+    /// 1.93 GHz) or downlink (eNB 30 dBm, UE NF 9 dB, 2.12 GHz), P.1411 LOS, 6 dB shadowing drawn
+    /// once and held, no fading, 20 MHz.
+    fn lte_p1411(uplink: bool, d: f64) -> CellularConfig {
+        let (f, p, nf) = if uplink { ("1.93GHz", 23.0, 5.0) } else { ("2.12GHz", 30.0, 9.0) };
+        parse(&format!(
+            "propagation = \"itu_r_p1411_los\"\nfrequency = \"{f}\"\ntx_power_dbm = {p:.1}\n\
+             noise_figure_db = {nf:.1}\ntx_antennas = 1\nrx_antennas = 1\ndistance_m = {d:.1}\n\
+             visibility = \"los\"\nstate_redraw = \"once\"\nshadowing_update = \"with_state\"\n\
+             shadowing_sigma_db = 6.0\nfading = \"none\""
+        ))
+    }
+
+    #[test]
+    fn test_p1411_link_budget_known_answers() {
+        // N = −174 + 10·log10(20e6) + NF = −100.9897 + NF dBm. Uplink: 23 − PL + 100.9897 − 5;
+        // downlink: 30 − PL + 100.9897 − 9, with PL from radio::propagation's known answers
+        // (1.93 GHz 75.6532 / 79.6109 / 84.3834 / 91.4252 dB; 2.12 GHz 76.3668 / 80.3245 /
+        // 84.3834 / 91.4252 dB).
+        let cases = [
+            (50.0, 43.3365, 45.6229),
+            (75.0, 39.3788, 41.6652),
+            (100.0, 34.6063, 37.6063),
+            (150.0, 27.5645, 30.5645),
+        ];
+        for (d, ul, dl) in cases {
+            for (uplink, expect) in [(true, ul), (false, dl)] {
+                let config = CellularConfig { shadowing_sigma_db: Some(0.0), ..lte_p1411(uplink, d) };
+                let mut channel = CellularChannel::new(&config, &ctx(20e6)).unwrap();
+                let steps = drive(&mut channel, 1, secs(10.0), 10);
+                assert_eq!(steps.len(), 1, "static, LOS, held shadowing, no fading: one step");
+                let sinr = steps[0].1.sinr_db;
+                assert!((sinr - expect).abs() < 1e-3, "{d} m, uplink {uplink}: {sinr} vs {expect}");
+            }
+        }
+    }
+
+    #[test]
+    fn test_shadowing_sigma_db_sets_the_spread_of_the_drawn_shadowing() {
+        // One draw per run (seed), held: across 4000 runs the shadowing (budget − PL − SINR) has
+        // sample standard deviation σ ± σ/√(2·4000) = σ ± 0.011σ; the tolerance is 4.5 of those.
+        let spread = |config: &CellularConfig, state: LinkState| {
+            let mut shadows = Vec::new();
+            for seed in 0..4000 {
+                let mut channel = CellularChannel::new(config, &ctx(20e6)).unwrap();
+                let steps = drive(&mut channel, seed, secs(100.0), 10);
+                if channel.link_state() == state {
+                    let pl = channel.model().path_loss_db(state, 100.0);
+                    shadows.extend(steps.iter().map(|(_, step)| channel.budget_db() - pl - step.sinr_db));
+                }
+            }
+            (std_dev(&shadows), shadows)
+        };
+        for (sigma, expect) in [(Some(6.0), 6.0), (Some(2.5), 2.5), (None, 7.0)] {
+            let config = CellularConfig { shadowing_sigma_db: sigma, ..lte_p1411(true, 100.0) };
+            let channel = CellularChannel::new(&config, &ctx(20e6)).unwrap();
+            assert_eq!(channel.shadowing_std_db(LinkState::Los), expect);
+            let (sd, shadows) = spread(&config, LinkState::Los);
+            assert_eq!(shadows.len(), 4000, "one held value per run");
+            assert!((sd - expect).abs() < 0.05 * expect, "σ {sigma:?}: sample std {sd}");
+        }
+        // It replaces the model's σ in every state: NYU NLOS (8.7 dB of its own) at 3 dB.
+        let nyu = parse(
+            "distance_m = 100.0\nvisibility = \"nlos\"\nshadowing_update = \"with_state\"\n\
+             fading = \"none\"\nshadowing_sigma_db = 3.0",
+        );
+        let (sd, _) = spread(&nyu, LinkState::Nlos);
+        assert!((sd - 3.0).abs() < 0.15, "NYU NLOS with σ 3: {sd}");
+        // 0 gives no shadowing at all: every run is at the mean budget, also with the AR(1)
+        // (whose 1 ms steps each carry a fresh innovation).
+        for config in [
+            CellularConfig { shadowing_sigma_db: Some(0.0), ..lte_p1411(true, 100.0) },
+            parse("distance_m = 100.0\nvisibility = \"los\"\nfading = \"none\"\nshadowing_sigma_db = 0.0"),
+        ] {
+            let (sd, shadows) = spread(&config, LinkState::Los);
+            assert_eq!(sd, 0.0);
+            assert!(shadows.iter().all(|&x| x.abs() < 1e-9), "{:?}", &shadows[..3]);
+        }
+    }
+
     // ---- obstacles ------------------------------------------------------------------------
 
     fn seed_003_config(speed: f64) -> CellularConfig {
@@ -1284,6 +1424,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown field `size`"), "{err}");
+        // shadowing_sigma_db is stated only when given, and reads back.
+        assert!(!resolved.contains("shadowing_sigma_db"), "{resolved}");
+        let c = parse("propagation = \"itu_r_p1411_los\"\nvisibility = \"los\"\nshadowing_sigma_db = 6.0");
+        assert_eq!(c.shadowing_sigma_db, Some(6.0));
+        let resolved = toml::to_string(&c).unwrap();
+        assert!(
+            resolved.contains("propagation = \"itu_r_p1411_los\"")
+                && resolved.contains("shadowing_sigma_db = 6.0")
+        );
+        assert_eq!(parse(&resolved), c);
     }
 
     /// The TOML examples of docs/models/radio-channels.md.
@@ -1297,6 +1447,14 @@ mod tests {
              tx_antennas = 1\nrx_antennas = 1\ndistance_m = 100.0",
             "propagation = \"uma\"\nfrequency = \"1.9GHz\"\ntx_power_dbm = 25.0\nnoise_figure_db = 5.0\n\
              tx_antennas = 1\nrx_antennas = 1\ndistance_m = 100.0",
+            "propagation = \"itu_r_p1411_los\"\nfrequency = \"1.93GHz\"\ntx_power_dbm = 23.0\n\
+             noise_figure_db = 5.0\ntx_antennas = 1\nrx_antennas = 1\ndistance_m = 100.0\n\
+             visibility = \"los\"\nstate_redraw = \"once\"\nshadowing_update = \"with_state\"\n\
+             shadowing_sigma_db = 6.0\nfading = \"none\"",
+            "propagation = \"itu_r_p1411_los\"\nfrequency = \"2.12GHz\"\ntx_power_dbm = 30.0\n\
+             noise_figure_db = 9.0\ntx_antennas = 1\nrx_antennas = 1\ndistance_m = 100.0\n\
+             visibility = \"los\"\nstate_redraw = \"once\"\nshadowing_update = \"with_state\"\n\
+             shadowing_sigma_db = 6.0\nfading = \"none\"",
             "propagation = \"nyu\"\nfrequency = \"28GHz\"\nbs_position = [-1.0, 20.0]\n\
              ue_start = [151.0, 0.0]\nue_velocity = [0.0, 2.0]\nvisibility = \"obstacles\"\n\
              obstacles = { count = 10, min_size_m = 2.0, max_size_m = 8.0, area = [0.0, 0.0, 150.0, 40.0] }",
@@ -1317,6 +1475,12 @@ mod tests {
             || CellularConfig { bs_position: Some([0.0, 0.0]), ue_start: Some([50.0, 0.0]), ..base() };
         let obstacles =
             |area, min, max, count| ObstaclesConfig { count, min_size_m: min, max_size_m: max, area };
+        let p1411 = |visibility| CellularConfig {
+            propagation: Propagation::ItuRP1411Los,
+            frequency: Frequency(1_930_000_000),
+            visibility,
+            ..base()
+        };
         let obstacle_config = |o| CellularConfig {
             visibility: VisibilityModel::Obstacles,
             obstacles: Some(o),
@@ -1373,6 +1537,46 @@ mod tests {
             (
                 CellularConfig { shadowing_correlation_m: -1.0, ..base() },
                 "shadowing_correlation_m",
+                "greater than 0",
+            ),
+            (CellularConfig { shadowing_sigma_db: Some(-1.0), ..base() }, "shadowing_sigma_db", "0 to 30"),
+            (CellularConfig { shadowing_sigma_db: Some(30.5), ..base() }, "shadowing_sigma_db", "0 to 30"),
+            (
+                CellularConfig { shadowing_sigma_db: Some(f64::NAN), ..base() },
+                "shadowing_sigma_db",
+                "0 to 30",
+            ),
+            (
+                CellularConfig { shadowing_sigma_db: Some(6.0), shadowing: false, ..base() },
+                "shadowing_sigma_db",
+                "shadowing = false",
+            ),
+            (
+                p1411(VisibilityModel::Statistical),
+                "visibility",
+                "must be \"los\" with propagation = \"itu_r_p1411_los\"",
+            ),
+            (p1411(VisibilityModel::Nlos), "visibility", "(got \"nlos\")"),
+            (
+                CellularConfig {
+                    obstacles: Some(obstacles([0.0, 0.0, 40.0, 40.0], 2.0, 3.0, 2)),
+                    ..CellularConfig {
+                        bs_position: Some([0.0, 0.0]),
+                        ue_start: Some([50.0, 0.0]),
+                        ..p1411(VisibilityModel::Obstacles)
+                    }
+                },
+                "visibility",
+                "line-of-sight-only",
+            ),
+            (
+                CellularConfig { frequency: Frequency(200_000_000), ..p1411(VisibilityModel::Los) },
+                "frequency",
+                "0.3 to 100 GHz",
+            ),
+            (
+                CellularConfig { bs_height_m: Some(0.0), ..p1411(VisibilityModel::Los) },
+                "bs_height_m",
                 "greater than 0",
             ),
             (CellularConfig { nakagami_m_los: 0.3, ..base() }, "nakagami_m_los", "0.5 or more"),

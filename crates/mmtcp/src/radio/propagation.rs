@@ -7,7 +7,7 @@
 //!   state ∈ {LOS, NLOS, outage} with probabilities p_LOS(d), p_NLOS(d), p_out(d)
 //! ```
 //!
-//! Two families:
+//! Three families:
 //!
 //! - **NYU** — M. R. Akdeniz, Y. Liu, M. K. Samimi, S. Sun, S. Rangan, T. S. Rappaport, E. Erkip,
 //!   "Millimeter Wave Channel Modeling and Cellular Capacity Evaluation", IEEE JSAC 32(6), 2014:
@@ -18,6 +18,13 @@
 //!   path loss and shadowing of Table 7.4.1-1 and LOS probability of Table 7.4.2-1 for the
 //!   UMi-Street Canyon, InH-Office (mixed office) and UMa scenarios. These models have no outage
 //!   state. UMa at 2.1 GHz is what the LTE companion link of Polese et al. 2017a use here.
+//! - **ITU-R P.1411** — Recommendation ITU-R P.1411, "Propagation data and prediction methods for
+//!   the planning of short-range outdoor radiocommunication systems and radio local area networks
+//!   in the frequency range 300 MHz to 100 GHz", the two-slope line-of-sight model for street
+//!   canyons at UHF (§4.1 of P.1411-4, "LoS situations within street canyons"), as ns-3
+//!   evaluates it (`src/propagation/model/itu-r-1411-los-propagation-loss-model.cc`). This is the
+//!   loss ns-3's `HybridBuildingsPropagationLossModel` gives two outdoor nodes closer than 200 m,
+//!   i.e. the LTE link of Polese et al. 2017a/b. Line of sight only.
 //!
 //! Distances are in metres, frequencies in Hz, heights in metres, losses in dB.
 
@@ -25,6 +32,9 @@ use serde::{Deserialize, Serialize};
 
 /// Speed of light used by TR 38.901 for the breakpoint distance (Table 7.4.1-1, note 1), m/s.
 const C_M_PER_S: f64 = 3.0e8;
+
+/// Speed of light in vacuum, m/s: the wavelength of the ITU-R P.1411 model (ns-3 uses this value).
+const SPEED_OF_LIGHT_M_PER_S: f64 = 299_792_458.0;
 
 /// Which propagation model a cellular channel uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +49,10 @@ pub enum Propagation {
     InhOffice,
     /// TR 38.901 UMa (BS 25 m, UT 1.5–13 m here).
     Uma,
+    /// ITU-R P.1411 line of sight within a street canyon (eNB 3 m, UE 1 m nominal), as ns-3's
+    /// `ItuR1411LosPropagationLossModel`. No NLOS state.
+    #[serde(rename = "itu_r_p1411_los")]
+    ItuRP1411Los,
 }
 
 impl Propagation {
@@ -49,18 +63,27 @@ impl Propagation {
             Propagation::UmiStreetCanyon => "umi_street_canyon",
             Propagation::InhOffice => "inh_office",
             Propagation::Uma => "uma",
+            Propagation::ItuRP1411Los => "itu_r_p1411_los",
         }
     }
 
-    /// Nominal (BS, UT) antenna heights in metres from TR 38.901 Table 7.4.1-1; `None` for NYU,
-    /// whose fits depend on distance only.
+    /// Nominal (BS, UT) antenna heights in metres: TR 38.901 Table 7.4.1-1 for the 3GPP models;
+    /// for ITU-R P.1411 the eNB (3 m) and UE (1 m) heights of the ns-3 DCE script of Polese et al.
+    /// (`src/mmwave/examples/dce-example-mptcp-mmwave.cc`). `None` for NYU, whose fits depend on
+    /// distance only.
     pub fn nominal_heights_m(self) -> Option<(f64, f64)> {
         match self {
             Propagation::Nyu => None,
             Propagation::UmiStreetCanyon => Some((10.0, 1.5)),
             Propagation::InhOffice => Some((3.0, 1.0)),
             Propagation::Uma => Some((25.0, 1.5)),
+            Propagation::ItuRP1411Los => Some((3.0, 1.0)),
         }
+    }
+
+    /// Whether the model has only a line-of-sight state (then `visibility` must be `"los"`).
+    pub fn los_only(self) -> bool {
+        matches!(self, Propagation::ItuRP1411Los)
     }
 }
 
@@ -309,6 +332,76 @@ pub fn inh_office_path_loss_db(
 }
 
 // ---------------------------------------------------------------------------------------------
+// ITU-R P.1411, line of sight within street canyons (UHF), as ns-3 evaluates it
+// ---------------------------------------------------------------------------------------------
+
+/// Shadowing standard deviation of the `itu_r_p1411_los` model, dB. P.1411 gives loss bounds, not
+/// a shadowing spread; this is the default of ns-3's `BuildingsPropagationLossModel`
+/// `ShadowSigmaOutdoor` attribute (`src/buildings/model/buildings-propagation-loss-model.cc`),
+/// which the buildings models wrapping P.1411 (`HybridBuildingsPropagationLossModel`) draw for two
+/// outdoor nodes. The DCE script of Polese et al. 2017 sets it to 6 dB instead; a scenario says so
+/// with `shadowing_sigma_db = 6.0`.
+pub const P1411_SHADOWING_SIGMA_DB: f64 = 7.0;
+
+/// Lowest and highest carrier of ITU-R P.1411 ("300 MHz to 100 GHz", its title), Hz. ns-3
+/// states the same range for its model and checks only that the frequency is positive.
+pub const P1411_FREQUENCY_RANGE_HZ: (f64, f64) = (0.3e9, 100e9);
+
+fn wavelength_m(frequency_hz: f64) -> f64 {
+    SPEED_OF_LIGHT_M_PER_S / frequency_hz
+}
+
+/// ITU-R P.1411 breakpoint distance R_bp = 4·h_b·h_m/λ, m, with h_b and h_m the heights of the
+/// two antennas above the ground (not above an effective environment height, unlike TR 38.901)
+/// and λ = c/f, c = 299 792 458 m/s. 1.93 GHz, 3 m and 1 m: 77.25 m.
+pub fn p1411_breakpoint_distance_m(h_b_m: f64, h_m_m: f64, frequency_hz: f64) -> f64 {
+    4.0 * h_b_m * h_m_m / wavelength_m(frequency_hz)
+}
+
+/// ITU-R P.1411 basic transmission loss at the breakpoint,
+/// L_bp = |20·log10(λ²/(8π·h_b·h_m))| dB. 1.93 GHz, 3 m and 1 m: 69.90 dB.
+pub fn p1411_breakpoint_loss_db(h_b_m: f64, h_m_m: f64, frequency_hz: f64) -> f64 {
+    let lambda = wavelength_m(frequency_hz);
+    libm::fabs(20.0 * libm::log10(lambda * lambda / (8.0 * core::f64::consts::PI * h_b_m * h_m_m)))
+}
+
+/// The lower and upper bounds of the ITU-R P.1411 UHF line-of-sight loss at the direct
+/// (3-D) distance `d_m`, dB:
+///
+/// ```text
+///   d ≤ R_bp:  L_low = L_bp + 20·log10(d/R_bp)    L_up = L_bp + 20 + 25·log10(d/R_bp)
+///   d > R_bp:  L_low = L_bp + 40·log10(d/R_bp)    L_up = L_bp + 20 + 40·log10(d/R_bp)
+/// ```
+pub fn p1411_los_bounds_db(d_m: f64, h_b_m: f64, h_m_m: f64, frequency_hz: f64) -> (f64, f64) {
+    let r_bp = p1411_breakpoint_distance_m(h_b_m, h_m_m, frequency_hz);
+    let l_bp = p1411_breakpoint_loss_db(h_b_m, h_m_m, frequency_hz);
+    let x = libm::log10(d_m / r_bp);
+    if d_m <= r_bp {
+        (l_bp + 20.0 * x, l_bp + 20.0 + 25.0 * x)
+    } else {
+        (l_bp + 40.0 * x, l_bp + 20.0 + 40.0 * x)
+    }
+}
+
+/// The ITU-R P.1411 line-of-sight loss as ns-3's `ItuR1411LosPropagationLossModel::GetLoss`
+/// computes it (`src/propagation/model/itu-r-1411-los-propagation-loss-model.cc`): the mean, in
+/// dB, of the lower and upper bounds ([`p1411_los_bounds_db`]) at the 3-D distance between a BS
+/// at height `h_b_m` and a UE at height `h_m_m`, 2-D distance `d2d_m` apart:
+///
+/// ```text
+///   L = L_bp + 10 + 22.5·log10(d_3D/R_bp)    d_3D ≤ R_bp
+///   L = L_bp + 10 + 40·log10(d_3D/R_bp)      d_3D > R_bp
+/// ```
+///
+/// Beyond the breakpoint the loss no longer depends on the frequency (L_bp grows by
+/// 40·log10 f, R_bp by 10·log10 f). ns-3 takes this mean of the bounds rather than the separate
+/// median formula of the Recommendation; this simulator follows ns-3.
+pub fn p1411_los_path_loss_db(d2d_m: f64, h_b_m: f64, h_m_m: f64, frequency_hz: f64) -> f64 {
+    let (low, up) = p1411_los_bounds_db(distance_3d_m(d2d_m, h_b_m, h_m_m), h_b_m, h_m_m, frequency_hz);
+    0.5 * (low + up)
+}
+
+// ---------------------------------------------------------------------------------------------
 // A configured model
 // ---------------------------------------------------------------------------------------------
 
@@ -335,9 +428,9 @@ impl PathLossModel {
     /// Validates the carrier and heights for `propagation`. Heights default to the scenario's
     /// nominal values ([`Propagation::nominal_heights_m`]); NYU takes no heights.
     ///
-    /// Ranges: NYU 26.5–29.5 or 71–76 GHz; TR 38.901 0.5–100 GHz; UMi/UMa BS height > 1 m (above
-    /// the effective environment height), UMi UT 1.5–22.5 m, UMa UT 1.5–13 m (see
-    /// [`breakpoint_distance_m`]); InH heights > 0.
+    /// Ranges: NYU 26.5–29.5 or 71–76 GHz; TR 38.901 0.5–100 GHz; ITU-R P.1411 0.3–100 GHz;
+    /// UMi/UMa BS height > 1 m (above the effective environment height), UMi UT 1.5–22.5 m, UMa UT
+    /// 1.5–13 m (see [`breakpoint_distance_m`]); InH and P.1411 heights > 0.
     pub fn new(
         propagation: Propagation,
         frequency_hz: f64,
@@ -354,7 +447,7 @@ impl PathLossModel {
                         format!(
                             "the NYU model has fits for 28 GHz (26.5–29.5 GHz) and 73 GHz \
                              (71–76 GHz) only, not {} GHz; use a 3GPP model (umi_street_canyon, \
-                             inh_office, uma) elsewhere",
+                             inh_office, uma) or itu_r_p1411_los elsewhere",
                             frequency_hz / 1e9
                         ),
                     )
@@ -365,19 +458,25 @@ impl PathLossModel {
                     return err(
                         key,
                         "the NYU model does not use antenna heights; remove the key (heights apply to \
-                         umi_street_canyon, inh_office and uma)"
+                         umi_street_canyon, inh_office, uma and itu_r_p1411_los)"
                             .to_string(),
                     );
                 }
             }
             return Ok(PathLossModel { propagation, frequency_hz, bs_height_m: 0.0, ue_height_m: 0.0, nyu });
         };
-        if !(0.5e9..=100e9).contains(&frequency_hz) {
+        let (source, (f_min, f_max)) = match propagation {
+            Propagation::ItuRP1411Los => ("ITU-R P.1411", P1411_FREQUENCY_RANGE_HZ),
+            _ => ("TR 38.901", (0.5e9, 100e9)),
+        };
+        if !(f_min..=f_max).contains(&frequency_hz) {
             return err(
                 "frequency",
                 format!(
-                    "TR 38.901 ({}) is valid from 0.5 to 100 GHz, not {} GHz",
+                    "{source} ({}) is valid from {} to {} GHz, not {} GHz",
                     propagation.name(),
+                    f_min / 1e9,
+                    f_max / 1e9,
                     frequency_hz / 1e9
                 ),
             );
@@ -394,7 +493,9 @@ impl PathLossModel {
                 (1.5..=13.0).contains(&h_ut),
                 "1.5 to 13 m (taller terminals need a random effective environment height, not modelled)",
             ),
-            _ => (h_bs > 0.0, "greater than 0 m (nominal 3 m)", h_ut > 0.0, "greater than 0 m (nominal 1 m)"),
+            Propagation::InhOffice | Propagation::ItuRP1411Los | Propagation::Nyu => {
+                (h_bs > 0.0, "greater than 0 m (nominal 3 m)", h_ut > 0.0, "greater than 0 m (nominal 1 m)")
+            }
         };
         if !(h_bs.is_finite() && bs_ok) {
             return err(
@@ -422,10 +523,11 @@ impl PathLossModel {
 
     /// Shortest 2-D distance the path-loss formulas are evaluated at, m: closer terminals get the
     /// loss at this distance. NYU 1 m (far field; the fits came from 30–200 m links), UMi and UMa
-    /// 10 m (Table 7.4.1-1 validity), InH 1 m.
+    /// 10 m (Table 7.4.1-1 validity), InH 1 m, P.1411 1 m (the formula diverges as the 3-D
+    /// distance goes to 0).
     pub fn min_distance_m(&self) -> f64 {
         match self.propagation {
-            Propagation::Nyu | Propagation::InhOffice => 1.0,
+            Propagation::Nyu | Propagation::InhOffice | Propagation::ItuRP1411Los => 1.0,
             Propagation::UmiStreetCanyon | Propagation::Uma => 10.0,
         }
     }
@@ -441,11 +543,17 @@ impl PathLossModel {
             Propagation::UmiStreetCanyon => StateProbabilities::two_state(umi_los_probability(d2d_m)),
             Propagation::InhOffice => StateProbabilities::two_state(inh_mixed_office_los_probability(d2d_m)),
             Propagation::Uma => StateProbabilities::two_state(uma_los_probability(d2d_m, self.ue_height_m)),
+            Propagation::ItuRP1411Los => StateProbabilities::two_state(1.0),
         }
     }
 
     /// Mean path loss in `state` at 2-D distance `d2d_m` (clamped below at
     /// [`min_distance_m`](Self::min_distance_m)); +∞ in outage.
+    ///
+    /// # Panics
+    ///
+    /// For `LinkState::Nlos` with `itu_r_p1411_los`, which has no NLOS loss (a channel with that
+    /// model refuses any `visibility` but `"los"`, and its state probabilities give LOS only).
     pub fn path_loss_db(&self, state: LinkState, d2d_m: f64) -> f64 {
         let d = d2d_m.max(self.min_distance_m());
         let (h_bs, h_ut, f) = (self.bs_height_m, self.ue_height_m, self.frequency_hz);
@@ -458,17 +566,25 @@ impl PathLossModel {
             Propagation::UmiStreetCanyon => umi_path_loss_db(state, d, h_bs, h_ut, f),
             Propagation::InhOffice => inh_office_path_loss_db(state, d, h_bs, h_ut, f),
             Propagation::Uma => uma_path_loss_db(state, d, h_bs, h_ut, f),
+            Propagation::ItuRP1411Los => match state {
+                LinkState::Los => p1411_los_path_loss_db(d, h_bs, h_ut, f),
+                LinkState::Nlos => panic!("itu_r_p1411_los is a line-of-sight model: it has no NLOS loss"),
+                LinkState::Outage => f64::INFINITY,
+            },
         }
     }
 
     /// Shadowing standard deviation in `state`, dB (0 in outage). NYU: Akdeniz Table I;
-    /// TR 38.901 Table 7.4.1-1: UMi 4 / 7.82, InH 3 / 8.03, UMa 4 / 6 (LOS / NLOS).
+    /// TR 38.901 Table 7.4.1-1: UMi 4 / 7.82, InH 3 / 8.03, UMa 4 / 6 (LOS / NLOS); P.1411: ns-3's
+    /// outdoor default, [`P1411_SHADOWING_SIGMA_DB`] = 7 dB. A channel's `shadowing_sigma_db`
+    /// overrides these.
     pub fn shadowing_std_db(&self, state: LinkState) -> f64 {
         let (los, nlos) = match self.propagation {
             Propagation::Nyu => (self.nyu.los.sigma_db, self.nyu.nlos.sigma_db),
             Propagation::UmiStreetCanyon => (4.0, 7.82),
             Propagation::InhOffice => (3.0, 8.03),
             Propagation::Uma => (4.0, 6.0),
+            Propagation::ItuRP1411Los => (P1411_SHADOWING_SIGMA_DB, P1411_SHADOWING_SIGMA_DB),
         };
         match state {
             LinkState::Los => los,
@@ -650,13 +766,111 @@ mod tests {
         assert!(err.message.contains("1.5 to 13 m"), "{}", err.message);
     }
 
+    // ---- ITU-R P.1411 LOS ------------------------------------------------------------------
+
+    #[test]
+    fn test_p1411_breakpoint_known_answers() {
+        // 1.93 GHz: λ = 299 792 458 / 1.93e9 = 0.1553329 m; R_bp = 4·3·1/λ = 77.2534 m;
+        // L_bp = |20·log10(λ²/(8π·3·1))| = |20·log10(0.0241283/75.3982)| = 69.8967 dB.
+        assert!(close(p1411_breakpoint_distance_m(3.0, 1.0, 1.93e9), 77.2534, 1e-3));
+        assert!(close(p1411_breakpoint_loss_db(3.0, 1.0, 1.93e9), 69.8967, 1e-3));
+        // 2.12 GHz: λ = 0.1414115 m; R_bp = 84.8587 m; L_bp = 71.5278 dB.
+        assert!(close(p1411_breakpoint_distance_m(3.0, 1.0, 2.12e9), 84.8587, 1e-3));
+        assert!(close(p1411_breakpoint_loss_db(3.0, 1.0, 2.12e9), 71.5278, 1e-3));
+        // At the breakpoint both branches give the bounds L_bp and L_bp + 20, so the loss is
+        // continuous and equals L_bp + 10.
+        let (r_bp, l_bp) = (77.25344444789201, 69.89668653130865);
+        let (low, up) = p1411_los_bounds_db(r_bp, 3.0, 1.0, 1.93e9);
+        assert!(close(low, l_bp, 1e-9) && close(up, l_bp + 20.0, 1e-9), "{low} {up}");
+        let (low, up) = p1411_los_bounds_db(r_bp * (1.0 + 1e-12), 3.0, 1.0, 1.93e9);
+        assert!(close(low, l_bp, 1e-6) && close(up, l_bp + 20.0, 1e-6), "{low} {up}");
+        // The model compares the 3-D distance with R_bp: d_2D = √(R_bp² − 2²) puts the UE on it.
+        let model = PathLossModel::new(Propagation::ItuRP1411Los, 1.93e9, None, None).unwrap();
+        let d2d = (r_bp * r_bp - 4.0_f64).sqrt();
+        assert!(close(model.path_loss_db(LinkState::Los, d2d), l_bp + 10.0, 1e-9));
+        // Slopes: 22.5 dB/decade inside (mean of 20 and 25), 40 beyond.
+        let pl = |d: f64| p1411_los_path_loss_db(d, 3.0, 1.0, 1.93e9);
+        let d3 = |d3d: f64| (d3d * d3d - 4.0_f64).sqrt();
+        assert!(close(pl(d3(r_bp / 10.0)), l_bp + 10.0 - 22.5, 1e-9));
+        assert!(close(pl(d3(r_bp * 10.0)), l_bp + 10.0 + 40.0, 1e-9));
+    }
+
+    #[test]
+    fn test_p1411_path_loss_known_answers() {
+        // eNB 3 m, UE 1 m (the defaults), 1.93 GHz (the LTE uplink of the ns-3 DCE script).
+        // d_3D = √(d² + 4); x = log10(d_3D/R_bp); L = L_bp + 10 + 22.5·x (d_3D ≤ 77.25 m) or
+        // L_bp + 10 + 40·x:
+        //   50 m:  d_3D 50.0400,  x −0.188601, L = 69.8967 + 10 − 4.2435 = 75.6532
+        //   75 m:  d_3D 75.0267,  x −0.012702, L = 69.8967 + 10 − 0.2858 = 79.6109
+        //   100 m: d_3D 100.0200, x  0.112169, L = 69.8967 + 10 + 4.4868 = 84.3834
+        //   150 m: d_3D 150.0133, x  0.288212, L = 69.8967 + 10 + 11.5285 = 91.4252
+        let ul = PathLossModel::new(Propagation::ItuRP1411Los, 1.93e9, None, None).unwrap();
+        assert_eq!(ul.heights_m(), Some((3.0, 1.0)));
+        for (d, expect) in [(50.0, 75.6532), (75.0, 79.6109), (100.0, 84.3834), (150.0, 91.4252)] {
+            let got = ul.path_loss_db(LinkState::Los, d);
+            assert!(close(got, expect, 1e-3), "1.93 GHz, {d} m: {got}");
+        }
+        // 2.12 GHz (downlink): R_bp = 84.86 m, so 75 m is still before the breakpoint and 100 m
+        // beyond it; beyond R_bp the loss does not depend on the frequency.
+        let dl = PathLossModel::new(Propagation::ItuRP1411Los, 2.12e9, None, None).unwrap();
+        for (d, expect) in [(50.0, 76.3668), (75.0, 80.3245), (100.0, 84.3834), (150.0, 91.4252)] {
+            let got = dl.path_loss_db(LinkState::Los, d);
+            assert!(close(got, expect, 1e-3), "2.12 GHz, {d} m: {got}");
+        }
+        assert!(close(dl.path_loss_db(LinkState::Los, 150.0), ul.path_loss_db(LinkState::Los, 150.0), 1e-9));
+        // ns-3's own reference values (src/propagation/test/itu-r-1411-los-test-suite.cc, from
+        // its Octave script): h_b 30 m, h_m 1 m, 100 m at 2114 MHz → 81.005 dB; 200 m at
+        // 1999 MHz → 87.060 dB. They match only with the 3-D distance, as ns-3 uses.
+        let ns3 = |f, d| {
+            PathLossModel::new(Propagation::ItuRP1411Los, f, Some(30.0), Some(1.0))
+                .unwrap()
+                .path_loss_db(LinkState::Los, d)
+        };
+        assert!(close(ns3(2.114e9, 100.0), 81.005, 1e-3), "{}", ns3(2.114e9, 100.0));
+        assert!(close(ns3(1.999e9, 200.0), 87.060, 1e-3), "{}", ns3(1.999e9, 200.0));
+        // LOS only, ns-3's outdoor shadowing σ, loss at 1 m below 1 m, +∞ in outage.
+        let p = ul.state_probabilities(150.0);
+        assert_eq!((p.los, p.nlos, p.outage), (1.0, 0.0, 0.0));
+        assert_eq!(ul.shadowing_std_db(LinkState::Los), 7.0);
+        assert_eq!(ul.path_loss_db(LinkState::Los, 0.2), ul.path_loss_db(LinkState::Los, 1.0));
+        assert_eq!(ul.path_loss_db(LinkState::Outage, 50.0), f64::INFINITY);
+        assert!(Propagation::ItuRP1411Los.los_only() && !Propagation::Uma.los_only());
+    }
+
+    #[test]
+    #[should_panic(expected = "no NLOS loss")]
+    fn test_p1411_has_no_nlos_loss() {
+        let model = PathLossModel::new(Propagation::ItuRP1411Los, 1.93e9, None, None).unwrap();
+        model.path_loss_db(LinkState::Nlos, 50.0);
+    }
+
+    #[test]
+    fn test_p1411_range_errors_name_the_key() {
+        let new = |f, hbs, hut| PathLossModel::new(Propagation::ItuRP1411Los, f, hbs, hut);
+        // 0.4 GHz is inside P.1411's range (300 MHz–100 GHz) though outside TR 38.901's.
+        assert!(new(0.4e9, None, None).is_ok());
+        let err = new(0.2e9, None, None).unwrap_err();
+        assert_eq!(err.key, "frequency");
+        assert!(err.message.contains("0.3 to 100 GHz") && err.message.contains("P.1411"), "{}", err.message);
+        assert_eq!(new(120e9, None, None).unwrap_err().key, "frequency");
+        assert_eq!(new(1.93e9, Some(0.0), None).unwrap_err().key, "bs_height_m");
+        assert_eq!(new(1.93e9, None, Some(-1.0)).unwrap_err().key, "ue_height_m");
+        assert_eq!(new(1.93e9, None, Some(f64::INFINITY)).unwrap_err().key, "ue_height_m");
+    }
+
     #[test]
     fn test_propagation_names_parse() {
         #[derive(Deserialize)]
         struct S {
             p: Propagation,
         }
-        for p in [Propagation::Nyu, Propagation::UmiStreetCanyon, Propagation::InhOffice, Propagation::Uma] {
+        for p in [
+            Propagation::Nyu,
+            Propagation::UmiStreetCanyon,
+            Propagation::InhOffice,
+            Propagation::Uma,
+            Propagation::ItuRP1411Los,
+        ] {
             let s: S = toml::from_str(&format!("p = \"{}\"", p.name())).unwrap();
             assert_eq!(s.p, p);
         }
