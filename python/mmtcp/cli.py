@@ -582,7 +582,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if not args.quiet:
         shown = result.metrics
         if spec.metrics is None:  # the default set is wide: show goodput, points.csv has all
-            shown = [m for m in result.metrics if m.endswith(".goodput_bps")]
+            shown = [m for m in result.metrics if m.endswith("goodput_bps")]
         print(points_table(result.points, shown))
         print(
             f"\n{estimate_legend(result.points)}; every metric in {result.out_dir / 'points.csv'}"

@@ -56,10 +56,13 @@ def metric_value(summary: Any, path: str) -> float | None:
 
 
 def default_metrics(resolved_scenarios: Iterable[Mapping[str, Any]]) -> list[str]:
-    """Every flow's goodput, mean and p99 RTT, mean and p99 one-way delay, completion time (for
+    """Every flow's goodput (and its steady-state goodput where a scenario sets
+    `metrics.steady_from`), mean and p99 RTT, mean and p99 one-way delay, completion time (for
     flows with a size) and retransmissions, over the flows of every resolved scenario."""
     flows: dict[str, bool] = {}
+    steady = False
     for scenario in resolved_scenarios:
+        steady = steady or "steady_from" in scenario.get("metrics", {})
         for index, flow in enumerate(scenario.get("flow", [])):
             name = str(flow.get("name", index))
             key = name if "." not in name else str(index)
@@ -69,8 +72,10 @@ def default_metrics(resolved_scenarios: Iterable[Mapping[str, Any]]) -> list[str
     metrics = []
     for name, sized in flows.items():
         prefix = f"flows.{name}"
+        metrics.append(f"{prefix}.goodput_bps")
+        if steady:
+            metrics.append(f"{prefix}.steady_goodput_bps")
         metrics += [
-            f"{prefix}.goodput_bps",
             f"{prefix}.rtt_ms.mean",
             f"{prefix}.rtt_ms.p99",
             f"{prefix}.owd_ms.mean",

@@ -121,6 +121,13 @@ def test_mptcp_design_goals_quick_reproduces_with_figures(cli, tmp_path):
     # uncoupled CUBIC flow, whose LTE subflow adds a few per cent, is near 1, BALIA's well below.
     assert 0.8 < entries["goal1-cubic"]["value"] < 1.2, entries["goal1-cubic"]
     assert entries["balia-misses-goal1"]["value"] < entries["goal1-cubic"]["value"]
+    # Goals 2 and 3 are judged in the steady state (metrics.steady_from: 4 s of the quick 8 s);
+    # the goodput and share from the flows' start are reported beside it.
+    assert goal2["metric"] == "flows.g2.steady_goodput_bps / flows.g2-sp.steady_goodput_bps"
+    assert entries["goal3-lia"]["metric"] == "flows.g3.subflows.0.steady_share"
+    header = rows[0].split(",")
+    for metric in ("g2.goodput_bps", "g2.steady_goodput_bps", "g3.subflows.0.share"):
+        assert f"flows.{metric}.mean" in header, metric
 
 
 @pytest.mark.core

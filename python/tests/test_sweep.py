@@ -20,7 +20,7 @@ import pytest
 from helpers import REPO, SCENARIOS, assert_bad_input
 
 import mmtcp
-from mmtcp.metrics import default_metrics, metric_value
+from mmtcp.metrics import check_metrics, default_metrics, metric_value
 from mmtcp.stats import describe, t_quantile
 from mmtcp.sweep_spec import (
     SweepSpec,
@@ -142,6 +142,19 @@ def test_default_metrics_cover_every_flow_and_completion_only_when_sized():
     ]
     assert "flows.fetch.completion_seconds" in metrics
     assert "flows.bulk.completion_seconds" not in metrics
+    assert not any("steady" in m for m in metrics)
+
+
+def test_default_metrics_add_the_steady_state_goodput_with_steady_from():
+    plain = {"flow": [{"name": "bulk", "app": {"kind": "bulk"}}]}
+    steady = {**plain, "metrics": {"interval": "10ms", "steady_from": "10s"}}
+    metrics = default_metrics([plain, steady])
+    assert metrics[:3] == [
+        "flows.bulk.goodput_bps",
+        "flows.bulk.steady_goodput_bps",
+        "flows.bulk.rtt_ms.mean",
+    ]
+    assert check_metrics(metrics) == metrics
 
 
 @pytest.mark.parametrize(

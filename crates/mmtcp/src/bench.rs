@@ -83,7 +83,8 @@ pub fn run_engine(events: u64) -> (u64, f64) {
             | Event::Radio { .. }
             | Event::App { .. }
             | Event::Processor { .. }
-            | Event::Sample => {}
+            | Event::Sample
+            | Event::SteadyFrom => {}
         }
     }
     black_box(checksum);

@@ -23,6 +23,9 @@ pub enum Event {
     Processor { index: u32, token: u32 },
     /// Time to record a row of the time series.
     Sample,
+    /// `metrics.steady_from`: the steady-state window starts; every flow's delivered bytes are
+    /// noted.
+    SteadyFrom,
 }
 
 /// Which timer of a flow's TCP endpoints fired.

@@ -3,7 +3,8 @@
 //! Definitions (docs/metrics.md has the long form):
 //! - goodput: bytes delivered in order to the receiving application × 8, divided by the time
 //!   from the flow's start to its completion (downloads and sized transfers) or to the end of
-//!   the run;
+//!   the run; the steady-state goodput (with `metrics.steady_from`) the same from
+//!   `steady_from`, or the flow's start if later, leaving the warm-up out;
 //! - delivery ratio (Kim et al.): data segments delivered to the application ÷ data segments that
 //!   reached the receiver's TCP, duplicates included;
 //! - RTT: the sender's samples (RFC 6298, never from retransmitted segments);
@@ -91,6 +92,9 @@ struct FlowSummary<'a> {
     app: &'static str,
     start_seconds: f64,
     goodput_bps: f64,
+    /// With `metrics.steady_from`: the goodput over the steady-state window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steady_goodput_bps: Option<Option<f64>>,
     bytes_delivered: u64,
     delivered_segments: u64,
     segments_sent: u64,
@@ -160,6 +164,12 @@ struct SubflowSummary<'a> {
     bytes_delivered: u64,
     /// This subflow's part of the bytes all subflows delivered.
     share: f64,
+    /// With `metrics.steady_from`: its goodput over the steady-state window, and its part of
+    /// the bytes all subflows delivered in that window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steady_goodput_bps: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steady_share: Option<Option<f64>>,
     segments_sent: u64,
     retransmitted_segments: u64,
     rto_count: u64,
@@ -291,6 +301,24 @@ fn goodput_bps(bytes: u64, begin: SimTime, until: SimTime) -> f64 {
     }
 }
 
+/// The steady-state window (`metrics.steady_from`) of a flow that started at `begin` and ran
+/// until `until`: `None` without the key; `Some(None)` (null) if the run stopped before the window
+/// began, or the flow ended before it did; else `Some(Some(goodput))` of the bytes delivered
+/// since, `bytes_now − bytes_at_steady`, over the time from the later of `steady_from` and `begin`.
+fn steady_goodput_bps(
+    world: &World,
+    (bytes_now, bytes_at_steady): (u64, u64),
+    begin: SimTime,
+    until: SimTime,
+) -> Option<Option<f64>> {
+    let from = world.steady_from()?;
+    let begin = begin.max(from);
+    Some(
+        (world.steady_reached() && until > begin)
+            .then(|| goodput_bps(bytes_now - bytes_at_steady, begin, until)),
+    )
+}
+
 /// The drops of `flows`' packets on links, and `buffer_drops` at the receiver `dst`.
 fn drops(world: &World, flows: &[Flow], dst: NodeId, buffer_drops: u64) -> Drops {
     let topology = world.topology();
@@ -343,6 +371,20 @@ fn connection<'a>(
     }
     let arrived = sum(&|f| f.receiver().stats.segments_arrived);
     let delivered_all = sum(&|f| f.receiver().stats.bytes_delivered);
+    let steady_bytes = |f: &Flow| f.receiver().stats.bytes_delivered - f.delivered_at_steady();
+    let steady_all = sum(&steady_bytes);
+    // `share`'s steady-state counterpart: null before the window, 0 if nothing was delivered.
+    let steady_share = |f: &Flow| {
+        world.steady_from().map(|_| {
+            world.steady_reached().then(|| {
+                if steady_all > 0 {
+                    steady_bytes(f) as f64 / steady_all as f64
+                } else {
+                    0.0
+                }
+            })
+        })
+    };
     let subflow_list = subflows
         .iter()
         .enumerate()
@@ -361,6 +403,12 @@ fn connection<'a>(
                 goodput_bps: if joined { goodput_bps(bytes, f.start(), until) } else { 0.0 },
                 bytes_delivered: bytes,
                 share: if delivered_all > 0 { bytes as f64 / delivered_all as f64 } else { 0.0 },
+                steady_goodput_bps: if joined {
+                    steady_goodput_bps(world, (bytes, f.delivered_at_steady()), f.start(), until)
+                } else {
+                    steady_goodput_bps(world, (0, 0), SimTime::ZERO, until)
+                },
+                steady_share: steady_share(f),
                 segments_sent: tx.segments_sent,
                 retransmitted_segments: tx.retransmitted_segments,
                 rto_count: tx.rto_count,
@@ -381,6 +429,12 @@ fn connection<'a>(
         app: config.app.name(),
         start_seconds: begin.as_secs_f64(),
         goodput_bps: goodput_bps(rx.bytes_delivered, begin, until),
+        steady_goodput_bps: steady_goodput_bps(
+            world,
+            (rx.bytes_delivered, c.delivered_at_steady()),
+            begin,
+            until,
+        ),
         bytes_delivered: rx.bytes_delivered,
         delivered_segments: rx.chunks_delivered,
         segments_sent: sum(&|f| f.sender().stats.segments_sent),
@@ -433,6 +487,12 @@ fn flow<'a>(
         app: config.app.name(),
         start_seconds: begin.as_secs_f64(),
         goodput_bps: goodput_bps(rx.bytes_delivered, begin, until),
+        steady_goodput_bps: steady_goodput_bps(
+            world,
+            (rx.bytes_delivered, f.delivered_at_steady()),
+            begin,
+            until,
+        ),
         bytes_delivered: rx.bytes_delivered,
         delivered_segments: rx.segments_delivered,
         segments_sent: tx.segments_sent,

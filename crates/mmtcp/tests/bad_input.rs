@@ -671,6 +671,23 @@ fn burst_window_keys() {
     assert!(e.field.starts_with("metrics") && e.message.contains("length"), "{e}");
 }
 
+#[test]
+fn steady_window_start() {
+    let with = |value: &str| check(&format!("[metrics]\nsteady_from = {value}\n{BASE}"));
+    // The run lasts the default 10 s.
+    let e = with(r#""10s""#);
+    assert!(
+        e.field == "metrics.steady_from" && e.message.contains("not before the end of the run (10s)"),
+        "{e}"
+    );
+    let e = with(r#""1min""#);
+    assert_eq!(e.field, "metrics.steady_from", "{e}");
+    for bad in [r#""-1s""#, r#""soon""#, r#""5""#, "5", "true"] {
+        let e = with(bad);
+        assert_eq!(e.field, "metrics.steady_from", "{bad}: {e}");
+    }
+}
+
 /// server —— gw —— d with flow `up` (server → gw) and flow `down` (gw → d, a relay of
 /// `relay_keys`), then `extra` (more flows, or `up`'s transport).
 fn relayed(up_keys: &str, relay_keys: &str, extra: &str) -> String {

@@ -10,7 +10,8 @@
   28 GHz, for CUBIC, OLIA and BALIA (Fig. 8), at the paper setting and under the reading most
   favourable to a shift (mmWave state redrawn every second, 1 GiB buffers);
 - `readings.png`: goodput against distance under each reading of the unstated values (README,
-  "Readings"), one panel each.
+  "Readings"), one panel each;
+- `results.md`: the README's "Results" tables (means over the seeds), generated from the points.
 
 The first three figures show the paper-setting points only.
 """
@@ -36,6 +37,7 @@ TRACE_SEED = 1
 PAPER_SETTING = "paper setting"
 REDRAW = "link.mmw28.radio.channel.state_redraw"
 LTE_RLC = "link.lte.radio.rlc.buffer"
+LTE_PROPAGATION = "link.lte.radio.channel.propagation"
 SEND_BUFFER = "flow.mp.transport.send_buffer"
 # The reading traced beside the paper setting in trace.png (experiment.toml's overrides).
 TRACE_READING = {
@@ -52,6 +54,8 @@ def _reading(point: dict[str, Any]) -> str:
     parts = []
     if LTE_RLC in o:
         parts.append("lte-rlc-" + str(o[LTE_RLC]).lower())
+    if LTE_PROPAGATION in o:
+        parts.append("lte-uma-fading")
     if REDRAW in o:
         parts.append("redraw-1s")
     buffer = o.get(SEND_BUFFER) or o.get(SP_TRANSPORT, {}).get("send_buffer", "16MB")
@@ -103,6 +107,9 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     paths.append(_trace(out_dir, with_reading=bool(readings)))
     if readings:
         paths.append(_readings(all_uploads, out_dir))
+    results = out_dir / "results.md"
+    results.write_text(results_tables(points), encoding="utf-8")
+    paths.append(results)
     return paths
 
 
@@ -258,3 +265,176 @@ def _readings(points, out_dir: Path) -> Path:
     path = out_dir / "readings.png"
     figure.savefig(path, dpi=120)
     return path
+
+
+DISTANCES = (50.0, 75.0, 100.0, 150.0)
+CONTROLLERS = ("cubic", "lia", "olia", "balia")
+GOODPUT = "flows.mp.goodput_bps"
+SHARE = "flows.mp.subflows.1.share"
+
+
+def _mean(points, reading, key, d, metric, scale=1e-6, size=None, fmt="{:.0f}") -> str:
+    """The mean of `metric` at one point (`key`: secondary link and controller), formatted;
+    empty if the sweep has no such point."""
+    for point in points:
+        if (
+            _reading(point) == reading
+            and _key(point) == key
+            and point["overrides"][DISTANCE] == d
+            and _size(point) == size
+        ):
+            stats = point["metrics"].get(metric)
+            if stats and stats.get("mean") is not None:
+                return fmt.format(stats["mean"] * scale)
+    return ""
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def results_tables(points: list[dict[str, Any]]) -> str:
+    """The README's result tables, from the points (means over the seeds)."""
+    setting = PAPER_SETTING
+    sp = ("single path", "cubic")
+    both = [(secondary, cc) for secondary in ("lte", "mmw73") for cc in CONTROLLERS]
+    names = ["CUBIC", "LIA", "OLIA", "BALIA"]
+    out = ["Goodput (Mbit/s) of the uploads at the paper's setting:", ""]
+    header = [
+        "d",
+        "SP-TCP 28 GHz",
+        *(f"+ LTE: {n}" for n in names),
+        *(f"+ 73 GHz: {n}" for n in names),
+    ]
+    rows = [
+        [f"{d:g} m", *(_mean(points, setting, k, d, GOODPUT) for k in [sp, *both])]
+        for d in DISTANCES
+    ]
+    out += _table(header, rows)
+
+    out += [
+        "",
+        "The two subflows with uncoupled CUBIC (Fig. 6; Mbit/s) and the secondary's share:",
+        "",
+    ]
+    header = ["d", "SP-TCP 28 GHz", "+ LTE: 28 GHz subflow", "LTE subflow", "LTE's share"]
+    header += ["+ 73 GHz: 28 GHz subflow", "73 GHz subflow", "73 GHz's share"]
+    rows = []
+    for d in DISTANCES:
+        row = [f"{d:g} m", _mean(points, setting, sp, d, GOODPUT)]
+        for secondary in ("lte", "mmw73"):
+            key = (secondary, "cubic")
+            row += [
+                _mean(points, setting, key, d, "flows.mp.subflows.0.goodput_bps"),
+                _mean(points, setting, key, d, "flows.mp.subflows.1.goodput_bps"),
+                _mean(points, setting, key, d, SHARE, 1.0, fmt="{:.3f}"),
+            ]
+        rows.append(row)
+    out += _table(header, rows)
+
+    out += ["", "Mean RTT (ms) with LTE beside 28 GHz:", ""]
+    keys = [sp, ("lte", "cubic"), ("lte", "balia")]
+    rows = [
+        [
+            f"{d:g} m",
+            *(
+                _mean(points, setting, k, d, "flows.mp.rtt_ms.mean", 1.0, fmt="{:.1f}")
+                for k in keys
+            ),
+        ]
+        for d in DISTANCES
+    ]
+    out += _table(["d", "SP-TCP 28 GHz", "+ LTE: CUBIC", "BALIA"], rows)
+
+    out += [
+        "",
+        "With the Linux v0.90 forms (the reading `linux-v0.90`), goodput (Mbit/s) and LTE's share:",
+        "",
+    ]
+    coupled = [cc + " v0.90" for cc in CONTROLLERS[1:]]
+    rows = []
+    for d in DISTANCES:
+        shares = [
+            _mean(points, setting, ("lte", cc), d, SHARE, 1.0, fmt="{:.3f}") for cc in coupled
+        ]
+        rows.append(
+            [
+                f"{d:g} m",
+                *(_mean(points, setting, ("lte", cc), d, GOODPUT) for cc in coupled),
+                f"{min(shares)} to {max(shares)}" if all(shares) else "",
+                *(_mean(points, setting, ("mmw73", cc), d, GOODPUT) for cc in coupled),
+            ]
+        )
+    header = [
+        "d",
+        "+ LTE: LIA",
+        "OLIA",
+        "BALIA",
+        "LTE's share (LIA to BALIA)",
+        "+ 73 GHz: LIA",
+        "OLIA",
+        "BALIA",
+    ]
+    out += _table(header, rows)
+
+    out += [
+        "",
+        "Download times (s, mean over the seeds; the readings repeat the LTE downloads):",
+        "",
+    ]
+    columns = [
+        ("CUBIC + LTE", setting, ("lte", "cubic")),
+        ("CUBIC + 73 GHz", setting, ("mmw73", "cubic")),
+        ("BALIA + LTE", setting, ("lte", "balia")),
+        ("BALIA v0.90 + LTE", setting, ("lte", "balia v0.90")),
+        ("CUBIC + LTE, conn-1gib", "conn-1gib", ("lte", "cubic")),
+        ("BALIA + LTE, conn-1gib", "conn-1gib", ("lte", "balia")),
+        ("CUBIC + LTE, redraw-1s", "redraw-1s", ("lte", "cubic")),
+        ("BALIA + LTE, redraw-1s", "redraw-1s", ("lte", "balia")),
+    ]
+    time = "flows.mp.completion_seconds"
+    rows = [
+        [
+            f"{d:g} m",
+            f"{size:g} MB",
+            *(_mean(points, r, k, d, time, 1.0, size=size, fmt="{:.3f}") for _, r, k in columns),
+        ]
+        for d in DISTANCES
+        for size in (1.0, 5.0, 10.0)
+    ]
+    out += _table(["d", "size", *(c[0] for c in columns)], rows)
+
+    out += [
+        "",
+        "Goodput (Mbit/s) under each reading (a reading without a point repeats the setting's):",
+        "",
+    ]
+    readings = sorted(
+        {_reading(p) for p in points if _size(p) is None}, key=lambda r: (r != setting, r)
+    )
+    rows = []
+    for reading in readings:
+        for d in DISTANCES:
+            row = [reading, f"{d:g} m"]
+            for k in [sp, *both]:
+                row.append(
+                    _mean(points, reading, k, d, GOODPUT) or _mean(points, setting, k, d, GOODPUT)
+                )
+            row.append(
+                " / ".join(
+                    _mean(points, reading, ("lte", cc), d, SHARE, 1.0, fmt="{:.3f}")
+                    or _mean(points, setting, ("lte", cc), d, SHARE, 1.0, fmt="{:.3f}")
+                    for cc in ("cubic", "balia")
+                )
+            )
+            rows.append(row)
+    header = [
+        "reading",
+        "d",
+        "SP-TCP",
+        *(f"+ LTE: {n}" for n in names),
+        *(f"+ 73 GHz: {n}" for n in names),
+    ]
+    out += _table([*header, "LTE's share (CUBIC / BALIA)"], rows)
+    return "\n".join(out) + "\n"

@@ -271,6 +271,12 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
     if let Some(b) = &s.metrics.burst {
         check_burst(b, s, &flow_names).map_err(|(k, m)| err(format!("metrics.burst.{k}"), m))?;
     }
+    if let Some(t) = s.metrics.steady_from.filter(|t| t.0 >= s.simulation.duration.0) {
+        return Err(err(
+            "metrics.steady_from".into(),
+            format!("{t} is not before the end of the run ({})", s.simulation.duration),
+        ));
+    }
     resolve_relays(&s.flows, &flow_names).map_err(|(field, m)| err(field, m))?;
     if let Some(i) = s.flows.iter().position(|f| f.transport.kind == TransportKind::Mptcp) {
         if let Some(n) = s.nodes.iter().position(|n| !n.processors.is_empty()) {
@@ -628,6 +634,9 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
         };
         let start = SimTime::ZERO + b.start.0;
         world.burst(BurstSpec { start, end: start + b.length.0, target: b.target.map(|t| t.0) }, entries);
+    }
+    if let Some(t) = s.metrics.steady_from {
+        world.steady_from(SimTime::ZERO + t.0);
     }
     for (i, config) in s.flows.iter().enumerate() {
         if let AppConfig::Relay { from, .. } = &config.app {

@@ -79,6 +79,11 @@ pub struct MetricsConfig {
     /// A burst window whose delivery the summary reports (`[metrics.burst]`; none by default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst: Option<BurstConfig>,
+    /// When the summary's steady-state window starts: every flow (and subflow) also reports its
+    /// goodput from this time to its end (`steady_goodput_bps`), leaving out the warm-up (none
+    /// by default; before the end of the run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_from: Option<Time>,
 }
 
 /// `[metrics.burst]`: what a set of flows delivered together in a window of the run
@@ -109,6 +114,7 @@ impl Default for MetricsConfig {
             interval: Time(Duration::from_millis(10)),
             series_memory: DEFAULT_SERIES_MEMORY,
             burst: None,
+            steady_from: None,
         }
     }
 }

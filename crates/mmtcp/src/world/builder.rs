@@ -35,6 +35,8 @@ pub struct WorldBuilder {
     interval: Duration,
     /// The burst window's meter and the entries (scenario flows) it counts.
     burst: Option<(BurstMeter, Vec<usize>)>,
+    /// `metrics.steady_from`.
+    steady_from: Option<SimTime>,
 }
 
 impl WorldBuilder {
@@ -56,6 +58,7 @@ impl WorldBuilder {
             relays: Vec::new(),
             processors: Vec::new(),
             burst: None,
+            steady_from: None,
             stop_time,
             max_events: 0,
             interval,
@@ -79,6 +82,13 @@ impl WorldBuilder {
     /// together in `spec`'s window; its start and end are sampling times.
     pub fn burst(&mut self, spec: BurstSpec, entries: Vec<usize>) {
         self.burst = Some((BurstMeter::new(spec, self.interval), entries));
+    }
+
+    /// Starts the summary's steady-state window at `at` (before the stop time): every flow's
+    /// delivered bytes then are noted, for its `steady_goodput_bps`.
+    pub fn steady_from(&mut self, at: SimTime) {
+        assert!(at < self.stop_time, "the steady-state window starts before the end");
+        self.steady_from = Some(at);
     }
 
     pub fn add_channel(&mut self, driver: ChannelDriver) {
@@ -197,6 +207,8 @@ impl WorldBuilder {
             proc_controls: Vec::with_capacity(8),
             run_queued: Vec::with_capacity(4),
             burst,
+            steady_from: self.steady_from,
+            steady_reached: false,
         };
         for slot in self.processors {
             world.register_processor(slot);
@@ -223,6 +235,9 @@ impl WorldBuilder {
             }
         }
         world.queue.schedule(SimTime::ZERO + world.interval, Event::Sample);
+        if let Some(at) = world.steady_from {
+            world.queue.schedule(at, Event::SteadyFrom);
+        }
         for d in &world.dirs {
             if let Some(r) = d.radio() {
                 if r.report.mode == ReportMode::Periodic {

@@ -81,6 +81,9 @@ pub struct Connection {
     pub(super) joins_scheduled: bool,
     /// Connection-level bytes delivered at the previous time-series row.
     pub(super) delivered_at_last_sample: u64,
+    /// Connection-level bytes delivered when the steady-state window began
+    /// (`metrics.steady_from`; 0 before).
+    pub(super) delivered_at_steady: u64,
     /// Reused buffers: the subflows as controllers and as the scheduler see them, the chunks
     /// the scheduler handed out.
     views: Vec<SubflowView>,
@@ -111,6 +114,7 @@ impl Connection {
             join_delay: spec.join_delay,
             joins_scheduled: false,
             delivered_at_last_sample: 0,
+            delivered_at_steady: 0,
             views: Vec::with_capacity(n),
             sched_views: Vec::with_capacity(n),
             chunks: Vec::with_capacity(64),
@@ -148,6 +152,11 @@ impl Connection {
     /// When the last byte reached the receiving application (downloads and sized transfers).
     pub fn completed_at(&self) -> Option<SimTime> {
         self.completed_at
+    }
+    /// Connection-level bytes delivered in order when the steady-state window began
+    /// (`metrics.steady_from`; 0 until then).
+    pub fn delivered_at_steady(&self) -> u64 {
+        self.delivered_at_steady
     }
 }
 

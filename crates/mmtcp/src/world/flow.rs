@@ -65,6 +65,8 @@ pub struct Flow {
     pub(super) link_drops: Vec<(DirId, [u64; 2])>,
     /// Delivered bytes at the previous time-series row.
     pub(super) delivered_at_last_sample: u64,
+    /// Delivered bytes when the steady-state window began (`metrics.steady_from`; 0 before).
+    pub(super) delivered_at_steady: u64,
 }
 
 impl Flow {
@@ -106,6 +108,7 @@ impl Flow {
             app_wake: (!joins_later).then_some(spec.start),
             link_drops: Vec::new(),
             delivered_at_last_sample: 0,
+            delivered_at_steady: 0,
         }
     }
 
@@ -144,6 +147,12 @@ impl Flow {
     /// When the last byte reached the receiving application (downloads and sized transfers).
     pub fn completed_at(&self) -> Option<SimTime> {
         self.completed_at
+    }
+
+    /// Bytes delivered in order when the steady-state window began (`metrics.steady_from`; 0
+    /// until then).
+    pub fn delivered_at_steady(&self) -> u64 {
+        self.delivered_at_steady
     }
 
     /// The route of the packets addressed to `side`: data to the receiver, ACKs to the sender.

@@ -114,6 +114,10 @@ pub struct World {
     run_queued: Vec<(DirId, usize)>,
     /// `[metrics.burst]`: the meter and the scenario flows it counts.
     burst: Option<(BurstMeter, Vec<Entry>)>,
+    /// `metrics.steady_from`: when the steady-state window starts, and whether the run has
+    /// reached it (the flows' delivered bytes then are noted).
+    steady_from: Option<SimTime>,
+    steady_reached: bool,
 }
 
 impl World {
@@ -200,7 +204,20 @@ impl World {
                 self.call_processor(now, index as usize, None, |p, ctx| p.on_timer(ctx, token));
             }
             Event::Sample => self.sample(now),
+            Event::SteadyFrom => self.mark_steady(),
         }
+    }
+
+    /// The steady-state window starts: notes every flow's and connection's delivered bytes (no
+    /// allocation; the summary subtracts them from the totals at the end).
+    fn mark_steady(&mut self) {
+        for f in &mut self.flows {
+            f.delivered_at_steady = f.receiver.stats.bytes_delivered;
+        }
+        for c in &mut self.connections {
+            c.delivered_at_steady = c.data_rx.stats.bytes_delivered;
+        }
+        self.steady_reached = true;
     }
 
     // --------------------------------------------------------------------------------------------
@@ -264,6 +281,17 @@ impl World {
 
     pub fn processors(&self) -> &[ProcessorSlot] {
         &self.processors
+    }
+
+    /// `metrics.steady_from` (`None` without one).
+    pub fn steady_from(&self) -> Option<SimTime> {
+        self.steady_from
+    }
+
+    /// Whether the run has reached `steady_from`: the flows' `delivered_at_steady` are then
+    /// their delivered bytes at that time.
+    pub fn steady_reached(&self) -> bool {
+        self.steady_reached
     }
 
     /// `[metrics.burst]`'s results so far (`None` without one).
