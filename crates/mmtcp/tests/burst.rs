@@ -46,17 +46,13 @@ app = {{ kind = "bulk", rate_limit = "100Mbps" }}
     )
 }
 
-fn column<'a>(out: &'a common::Ran, name: &str) -> &'a [f64] {
-    &out.columns.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no column {name}")).values
-}
-
 #[test]
 fn window_bytes_and_throughput_match_the_time_series() {
     let out = run_toml(&chain(r#"{ start = "0.5s", length = "1s", flows = ["x", "y"], target = "10MB" }"#));
     let b: &Value = &out.summary["burst"];
     // Rows are at 10 ms, 20 ms, ...: row i is at (i + 1)·10 ms.
     let delivered =
-        |flow: &str, t_ms: usize| column(&out, &format!("flow.{flow}.delivered_bytes"))[t_ms / 10 - 1];
+        |flow: &str, t_ms: usize| out.column(&format!("flow.{flow}.delivered_bytes"))[t_ms / 10 - 1];
     let in_window = |f: &str| delivered(f, 1500) - delivered(f, 500);
     let expected = in_window("x") + in_window("y");
     assert_eq!(f64_of(&b["bytes_delivered"]), expected);

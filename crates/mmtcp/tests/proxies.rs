@@ -43,15 +43,6 @@ use std::rc::Rc;
 
 const MSS: u64 = 1448;
 
-fn column<'a>(out: &'a Ran, name: &str) -> &'a [f64] {
-    match out.columns.iter().find(|c| c.name == name) {
-        Some(c) => &c.values,
-        None => {
-            panic!("no column {name}; have {:?}", out.columns.iter().map(|c| &c.name).collect::<Vec<_>>())
-        }
-    }
-}
-
 /// The first processor's counters.
 fn stats(out: &Ran) -> &Value {
     &out.summary["processors"][0]["stats"]
@@ -313,7 +304,7 @@ fn mmpep_batches_are_n_segments_from_the_seed_parameters() {
         // Each counted batch sent between 1 and N segments; mmPEP retransmits only in batches.
         assert!((batches..=n * batches).contains(&segments), "{segments} segments in {batches} batches");
         assert_eq!(s["retransmitted_segments"], segments);
-        let per_interval: f64 = column(&out, "proxy.bs.mmpep.retransmitted_segments").iter().sum();
+        let per_interval: f64 = out.column("proxy.bs.mmpep.retransmitted_segments").iter().sum();
         assert_eq!(per_interval, segments as f64, "the time series counts every batch segment");
         // With segments queued behind a hole, batches are more than the one segment PEP sends.
         assert!(segments > 2 * batches, "{segments} segments in {batches} batches");
@@ -468,14 +459,14 @@ struct BdpSeries<'a> {
 impl<'a> BdpSeries<'a> {
     fn of(out: &'a Ran) -> Self {
         BdpSeries {
-            time: column(out, "time_s"),
-            cwnd: column(out, "flow.tcp.cwnd_bytes"),
-            window: column(out, "proxy.proxy.bdp.tcp.window_bytes"),
-            bdp: column(out, "proxy.proxy.bdp.tcp.bdp_bytes"),
-            rate: column(out, "proxy.proxy.bdp.rate_bps"),
-            target: column(out, "proxy.proxy.bdp.target_rate_bps"),
-            mode: column(out, "proxy.proxy.bdp.mode"),
-            min_rtt: column(out, "proxy.proxy.bdp.tcp.min_rtt_ms"),
+            time: out.column("time_s"),
+            cwnd: out.column("flow.tcp.cwnd_bytes"),
+            window: out.column("proxy.proxy.bdp.tcp.window_bytes"),
+            bdp: out.column("proxy.proxy.bdp.tcp.bdp_bytes"),
+            rate: out.column("proxy.proxy.bdp.rate_bps"),
+            target: out.column("proxy.proxy.bdp.target_rate_bps"),
+            mode: out.column("proxy.proxy.bdp.mode"),
+            min_rtt: out.column("proxy.proxy.bdp.tcp.min_rtt_ms"),
         }
     }
 
@@ -611,7 +602,7 @@ fn bdp_split_answers_the_server_from_the_proxy_and_relays_every_byte() {
     assert!((2.0..2.1).contains(&min), "server's minimum RTT {min} ms");
     assert!(max < proxy_ue_ms, "server's largest RTT sample {max} ms");
     // Also during the outages, where the end-to-end RTT would grow by hundreds of ms.
-    let series = column(&out, "flow.tcp.rtt_ms");
+    let series = out.column("flow.tcp.rtt_ms");
     assert!(series.iter().filter(|v| !v.is_nan()).all(|&v| v < proxy_ue_ms), "per-row RTT");
 }
 
@@ -644,9 +635,9 @@ fn proxy_timer_repairs_at_its_rto_not_at_the_wait_for_a_hole() {
     // timer runs one RTO: the proxy–UE round trip is about a millisecond, so RTO = min_rto =
     // 200 ms. Within a second something must happen: a retransmission, more progress, or the
     // end of the repair.
-    let time = column(&out, "time_s");
-    let rtx = column(&out, "proxy.bs.pep.retransmitted_segments");
-    let cache = column(&out, "proxy.bs.pep.cache_bytes");
+    let time = out.column("time_s");
+    let rtx = out.column("proxy.bs.pep.retransmitted_segments");
+    let cache = out.column("proxy.bs.pep.cache_bytes");
     let rows_per_second = (1.0 / (time[1] - time[0])).round() as usize;
     for i in 1..time.len() - rows_per_second {
         if cache[i] < cache[i - 1] && cache[i] > 0.0 {
@@ -763,7 +754,7 @@ fn mobile_window_keeps_the_mobiles_receive_buffer_from_overflowing() {
 fn mmpep_timer_is_not_held_off_by_um_sdus_lost_for_good() {
     let out = run_toml(&overflowing_cell(r#"{ kind = "mmpep" }"#, 0.2, 38, 200_000));
     let s = stats(&out);
-    let held = column(&out, "link.air.fwd.queue_packets");
+    let held = out.column("link.air.fwd.queue_packets");
     assert_eq!(held[held.len() - 1], 0.0, "the downlink holds nothing once the flow is done; {s}");
     assert!(u64_of(&s["timer_skipped_rlc_busy"]) < 100, "{s}");
     let f = flow(&out);

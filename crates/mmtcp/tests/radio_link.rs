@@ -257,10 +257,6 @@ rlc = {{ mode = "{rlc}", buffer = "1MB" }}
     }
 }
 
-fn column(out: &Ran, name: &str) -> Vec<f64> {
-    out.columns.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no column {name}")).values.clone()
-}
-
 /// Drago et al. scenario B over the 802.11ad SC table at 500 MHz: the top MCS (12, 1.5 Gbit/s) while
 /// the blocker is away, a drop of two or more MCS indices while it crosses the LOS path.
 #[test]
@@ -272,8 +268,8 @@ amc = { table = "ieee80211ad_sc" }
 channel = { kind = "ieee80211ad", source = { kind = "synthetic", scenario = "b" } }
 "#;
     let out = run_toml(&uplink("10s", radio, r#"{ kind = "bulk", rate_limit = "100Mbps" }"#));
-    let mcs = column(&out, "link.air.fwd.mcs");
-    let capacity = column(&out, "link.air.fwd.capacity_bps");
+    let mcs = out.column("link.air.fwd.mcs");
+    let capacity = out.column("link.air.fwd.capacity_bps");
     let top = mcs.iter().cloned().fold(f64::MIN, f64::max);
     let bottom = mcs.iter().cloned().fold(f64::MAX, f64::min);
     assert_eq!(top, 12.0, "unblocked: MCS 12");
@@ -311,7 +307,7 @@ channel = { kind = "cellular", bs_position = [-1.0, 20.0], ue_start = [151.0, 0.
             &uplink("8s", radio, r#"{ kind = "bulk", rate_limit = "100Mbps" }"#),
             &[("simulation.seed", seed)],
         );
-        column(&out, "link.air.fwd.sinr_db")
+        out.column("link.air.fwd.sinr_db").to_vec()
     };
     let a = sinr("1");
     // Without shadowing or fading the SINR changes only with distance (slowly) and at LOS↔NLOS
@@ -340,9 +336,9 @@ rlc = {{ mode = "am", buffer = "8MB"{rlc} }}
 
 /// The value of a time-series column at the row ending at `t_s`.
 fn at(out: &Ran, name: &str, t_s: f64) -> f64 {
-    let times = column(out, "time_s");
+    let times = out.column("time_s");
     let i = times.iter().position(|&t| (t - t_s).abs() < 1e-9).unwrap_or_else(|| panic!("no row at {t_s}"));
-    column(out, name)[i]
+    out.column(name)[i]
 }
 
 #[test]
@@ -366,7 +362,7 @@ fn an_outage_longer_than_rlf_timeout_frees_what_rlc_holds() {
     assert!(held(&rlf) < 0.1 * held(&plain), "RLF left {} packets held", held(&rlf));
     // The freed packets count as link (error) drops, and the link works again after the outage.
     assert!(f64_of(&direction(&rlf, 0)["drops"]["error"]) >= freed);
-    let goodput = column(&rlf, "flow.flow0.goodput_bps");
+    let goodput = rlf.column("flow.flow0.goodput_bps");
     assert!(goodput.last().copied().unwrap() > 100e6, "carries data again: {goodput:?}");
     // T310 longer than the outage: no failure, nothing freed, same run as without rlf_timeout.
     assert_eq!(fwd(&short)["rlf_events"], 0);
@@ -477,9 +473,9 @@ channel = {{ kind = "ieee80211ad", source = {{ kind = "synthetic", scenario = "b
 #[test]
 fn ieee80211ad_a_deep_blockage_reaches_outage_and_a_shallow_one_does_not() {
     let deep = blocked_80211ad(35.0, 30.0);
-    let capacity = column(&deep, "link.air.fwd.capacity_bps");
-    let carried = column(&deep, "link.air.fwd.throughput_bps");
-    let sinr = column(&deep, "link.air.fwd.sinr_db");
+    let capacity = deep.column("link.air.fwd.capacity_bps");
+    let carried = deep.column("link.air.fwd.throughput_bps");
+    let sinr = deep.column("link.air.fwd.sinr_db");
     let outage: Vec<usize> = (0..capacity.len()).filter(|&i| capacity[i] == 0.0).collect();
     // Two crossings of the LOS in 6 s, each well over 100 ms below MCS 1.
     assert!(outage.len() >= 20, "{} intervals of 10 ms in outage", outage.len());
@@ -496,10 +492,10 @@ fn ieee80211ad_a_deep_blockage_reaches_outage_and_a_shallow_one_does_not() {
     assert!(f64_of(&flow(&deep)["goodput_bps"]) > 100e6, "the link carries data between blockages");
 
     let shallow = blocked_80211ad(15.0, 30.0);
-    let capacity = column(&shallow, "link.air.fwd.capacity_bps");
+    let capacity = shallow.column("link.air.fwd.capacity_bps");
     let lowest = capacity.iter().cloned().fold(f64::MAX, f64::min);
     assert!(lowest > 0.0, "a 15 dB blockage never leaves the link without an MCS");
-    let mcs = column(&shallow, "link.air.fwd.mcs");
+    let mcs = shallow.column("link.air.fwd.mcs");
     assert!(mcs.iter().cloned().fold(f64::MAX, f64::min) <= 10.0, "but it does drop the MCS");
 }
 

@@ -34,10 +34,6 @@ transport = {{ send_buffer = "16MiB", receive_buffer = "16MiB" }}
     )
 }
 
-fn column<'a>(out: &'a common::Ran, name: &str) -> &'a [f64] {
-    &out.columns.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no column {name}")).values
-}
-
 #[test]
 fn a_rate_limited_flow_reports_its_rate() {
     // A 200 Mbit/s application on an uncongested 1 Gbit/s link: the steady-state goodput is the
@@ -49,7 +45,7 @@ fn a_rate_limited_flow_reports_its_rate() {
     assert!((steady - 200e6).abs() < 0.005 * 200e6, "{steady}");
     assert!(f64_of(&x["goodput_bps"]) < steady, "{x}");
     // The bytes of the window are the time series' from the 1 s row to the last.
-    let delivered = column(&out, "flow.x.delivered_bytes");
+    let delivered = out.column("flow.x.delivered_bytes");
     let rows = delivered.len();
     let in_window = delivered[rows - 1] - delivered[99];
     assert!((steady * 3.0 / 8.0 - in_window).abs() <= 1500.0, "{steady} vs {in_window} bytes");
@@ -126,7 +122,7 @@ fn mptcp_subflows_report_their_window_and_share() {
     // reordering buffer held when the window opened, less what it holds at the end (nothing is
     // sent twice here).
     assert_eq!(mp["mptcp"]["duplicate_bytes"], 0, "{mp}");
-    let held = column(&out, "flow.mp.reorder_buffer_bytes");
+    let held = out.column("flow.mp.reorder_buffer_bytes");
     let connection = f64_of(&mp["steady_goodput_bps"]) * 3.0 / 8.0;
     let expected = bytes.iter().sum::<f64>() + held[299] - held[held.len() - 1];
     assert!((connection - expected).abs() <= 1.0, "{connection} bytes against {expected}");

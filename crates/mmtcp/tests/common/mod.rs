@@ -28,6 +28,19 @@ pub struct Ran {
     pub resolved: String,
 }
 
+impl Ran {
+    /// The time-series column `name`; panics naming the columns there are if it is missing.
+    pub fn column(&self, name: &str) -> &[f64] {
+        match self.columns.iter().find(|c| c.name == name) {
+            Some(c) => &c.values,
+            None => panic!(
+                "no column {name}; have {:?}",
+                self.columns.iter().map(|c| &c.name).collect::<Vec<_>>()
+            ),
+        }
+    }
+}
+
 pub fn run_toml(text: &str) -> Ran {
     run_toml_with(text, &[])
 }
