@@ -89,20 +89,23 @@ def test_a_path_that_does_not_choose_among_parallel_links(cli, command, tmp_path
 
 def test_an_autotuned_receive_buffer_runs_and_its_bad_values_are_refused(cli, command, tmp_path):
     scenario = SCENARIOS / "small.toml"
-    auto = {
-        "flow.0.transport.receive_buffer": "auto",
+    # The linux profile autotunes by default: flow 0 only sets its maximum, flow 1 a fixed size.
+    overrides = {
         "flow.0.transport.receive_buffer_max": "8MiB",
+        "flow.1.transport.receive_buffer": "6MiB",
     }
-    result = mmtcp.run(scenario, overrides=auto)
+    result = mmtcp.run(scenario, overrides=overrides)
     buffer = result.summary["flows"][0]["receive_buffer"]
     assert buffer["max_bytes"] == 8 << 20
     assert 87380 <= buffer["final_bytes"] <= 8 << 20
     assert "receive_buffer" not in result.summary["flows"][1], "a fixed buffer reports none"
     transport = "flow[0].transport"
+    fixed = "flow.0.transport.receive_buffer=6MiB"
     bad = [
-        ("flow.0.transport.receive_buffer=automatic", f"{transport}.receive_buffer"),
-        ("flow.0.transport.receive_buffer_max=32MiB", f"{transport}.receive_buffer_max"),
+        (["flow.0.transport.receive_buffer=automatic"], f"{transport}.receive_buffer"),
+        ([fixed, "flow.0.transport.receive_buffer_max=32MiB"], f"{transport}.receive_buffer_max"),
     ]
-    for override, field in bad:
-        proc = cli(command, scenario, "--set", override, cwd=tmp_path)
+    for sets, field in bad:
+        args = [arg for override in sets for arg in ("--set", override)]
+        proc = cli(command, scenario, *args, cwd=tmp_path)
         assert_bad_input(proc, "small.toml", field, '"auto"')

@@ -527,6 +527,14 @@ fn an_autotuned_receive_buffer_and_its_bad_values() {
     {
         assert!(resolved.contains(line), "the resolved scenario states {line}:\n{resolved}");
     }
+    // The linux profile autotunes by default, so its own keys need no "auto" beside them.
+    let resolved =
+        validate(&source(with(r#"{ receive_buffer_initial = "128KiB" }"#)), &RunOptions::default())
+            .expect("the linux profile's default is \"auto\"");
+    assert!(
+        resolved.contains("receive_buffer = \"auto\"")
+            && resolved.contains("receive_buffer_initial = \"128KiB\"")
+    );
     let cases = [
         (r#"{ receive_buffer = "automatic" }"#, "receive_buffer", "\"auto\""),
         (r#"{ receive_buffer = 4000000 }"#, "receive_buffer", "bare number"),
@@ -543,7 +551,11 @@ fn an_autotuned_receive_buffer_and_its_bad_values() {
             "receive_buffer_max",
             "\"auto\" only",
         ),
-        (r#"{ receive_buffer_initial = "128KiB" }"#, "receive_buffer_initial", "\"auto\" only"),
+        (
+            r#"{ profile = "ns3", receive_buffer_initial = "128KiB" }"#,
+            "receive_buffer_initial",
+            "\"auto\" only",
+        ),
     ];
     for (transport, key, says) in cases {
         let e = check(&with(transport));

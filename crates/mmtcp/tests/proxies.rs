@@ -66,7 +66,8 @@ fn row_at(time: &[f64], t: f64) -> usize {
 // PEP and mmPEP on Kim et al.'s cell
 
 /// server —(10 Gbit/s, 10 ms)— bs —(radio stack, 200 MHz, 125 µs slots, `radio`: the keys of
-/// `[link.radio]` after those)— ue; one NewReno flow with `app`. `processors` is bs's list.
+/// `[link.radio]` after those)— ue; one NewReno flow with `app` and a fixed 6 MB receive buffer,
+/// as experiments/kim2017 runs it. `processors` is bs's list.
 fn cell_with(processors: &str, radio: &str, app: &str, duration: &str) -> String {
     format!(
         r#"
@@ -100,7 +101,7 @@ numerology = 3
 name = "tcp"
 from = "server"
 to = "ue"
-transport = {{ cc = "newreno" }}
+transport = {{ cc = "newreno", receive_buffer = "6MB" }}
 app = {app}
 "#
     )
@@ -697,10 +698,8 @@ struct Drops {
 }
 
 fn drops(processor: &str, receive_buffer: &str, size: u64) -> Drops {
-    let text = overflowing_cell(processor, 0.05, 14, size).replace(
-        r#"transport = { cc = "newreno" }"#,
-        &format!(r#"transport = {{ cc = "newreno", receive_buffer = "{receive_buffer}" }}"#),
-    );
+    let text = overflowing_cell(processor, 0.05, 14, size)
+        .replace(r#"receive_buffer = "6MB""#, &format!(r#"receive_buffer = "{receive_buffer}""#));
     let out = run_toml(&text);
     let s = stats(&out);
     let f = flow(&out);
@@ -832,7 +831,9 @@ impl PacketProcessor for FirstCopies {
 
 /// Runs a 1 MB transfer server —(1 Gbit/s, 5 ms)— bs —(100 Mbit/s, 5 ms, 20 packets)— ue with
 /// a [`Batcher`] holding segments 20–33 on bs; returns how many packets bs's queue held at the
-/// release and the first copies of 20–33 that reached the UE, in arrival order.
+/// release and the first copies of 20–33 that reached the UE, in arrival order. The receive
+/// buffer is fixed and large, so that the sender runs on to segment `release` past the held run
+/// (an autotuned first window of 30 segments would stop it there).
 fn batch_run(release: u64, room: Option<usize>) -> (usize, Vec<u64>) {
     let text = format!(
         r#"
@@ -856,7 +857,7 @@ buffer = "{QUEUE}pkt"
 [[flow]]
 from = "server"
 to = "ue"
-transport = {{ cc = "newreno" }}
+transport = {{ cc = "newreno", receive_buffer = "6MiB" }}
 app = {{ kind = "bulk", size = "1MB" }}
 "#
     );

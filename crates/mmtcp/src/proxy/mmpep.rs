@@ -27,8 +27,8 @@
 
 use super::batch;
 use super::early_ack::{
-    AckManager, CacheParams, DupAck, EarlyAckProxy, Hold, Recovery, DEFAULT_CACHE, DEFAULT_INITIAL_RTO,
-    DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
+    AckManager, CacheParams, DupAck, EarlyAckProxy, Hold, Recovery, RepairTrigger, DEFAULT_CACHE,
+    DEFAULT_INITIAL_RTO, DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
 };
 use super::env::ProcessorEnv;
 use super::{PacketProcessor, ProcCtx};
@@ -187,8 +187,15 @@ impl MmPep {
 impl MmPepRecovery {
     /// N segments from `hole` on, ahead of first transmissions, as far as the RLC buffer has
     /// room for them; returns how many went out. With no room at all nothing goes and no repair
-    /// is noted, so the next duplicate ACK tries again.
-    fn send_batch(&mut self, acks: &mut AckManager, ctx: &mut ProcCtx, flow: FlowId, hole: u64) -> u32 {
+    /// is noted, so the next duplicate ACK tries again. `trigger`: what asked for it.
+    fn send_batch(
+        &mut self,
+        acks: &mut AckManager,
+        ctx: &mut ProcCtx,
+        flow: FlowId,
+        hole: u64,
+        trigger: RepairTrigger,
+    ) -> u32 {
         let fit = ctx.room_bytes(self.downlink) / acks.segment_bytes(flow);
         if fit == 0 {
             self.batches_deferred_rlc_full += 1;
@@ -198,7 +205,7 @@ impl MmPepRecovery {
         let sent = acks.retransmit_from(ctx, flow, hole, n, true);
         if sent > 0 {
             self.batch_segments += sent as u64;
-            acks.note_repair(flow, hole, ctx.now);
+            acks.note_repair(flow, hole, ctx.now, trigger);
         }
         sent
     }
@@ -210,7 +217,7 @@ impl Recovery for MmPepRecovery {
             self.rebatches_suppressed += 1;
             return;
         }
-        if self.send_batch(acks, ctx, d.flow, d.hole) > 0 {
+        if self.send_batch(acks, ctx, d.flow, d.hole, RepairTrigger::Ack) > 0 {
             self.dupack_batches += 1;
         }
     }
@@ -223,7 +230,7 @@ impl Recovery for MmPepRecovery {
             return;
         }
         let una = acks.una(flow);
-        if self.send_batch(acks, ctx, flow, una) > 0 {
+        if self.send_batch(acks, ctx, flow, una, RepairTrigger::Timeout) > 0 {
             self.timer_batches += 1;
         }
         acks.back_off(ctx, flow);

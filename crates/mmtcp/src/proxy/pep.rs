@@ -24,8 +24,8 @@
 //! in the RLC buffer they join the back.)
 
 use super::early_ack::{
-    AckManager, CacheParams, DupAck, EarlyAckProxy, Hold, Recovery, DEFAULT_CACHE, DEFAULT_INITIAL_RTO,
-    DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
+    AckManager, CacheParams, DupAck, EarlyAckProxy, Hold, Recovery, RepairTrigger, DEFAULT_CACHE,
+    DEFAULT_INITIAL_RTO, DEFAULT_MAX_RTO, DEFAULT_MIN_RTO, DEFAULT_WINDOW_UPDATE,
 };
 use super::env::ProcessorEnv;
 use super::{PacketProcessor, ProcCtx};
@@ -145,7 +145,7 @@ impl Recovery for PepRecovery {
         }
         if acks.retransmit_at(ctx, d.flow, d.hole, false) {
             self.dupack_retransmissions += 1;
-            acks.note_repair(d.flow, d.hole, ctx.now);
+            acks.note_repair(d.flow, d.hole, ctx.now, RepairTrigger::Ack);
         }
     }
 
@@ -158,7 +158,7 @@ impl Recovery for PepRecovery {
         let sent = acks.retransmit_from(ctx, flow, una, n, false);
         if sent > 0 {
             // The repair partial ACKs continue from (RFC 6582 §3.2 step 3).
-            acks.note_repair(flow, una, ctx.now);
+            acks.note_repair(flow, una, ctx.now, RepairTrigger::Timeout);
         }
         self.timer_retransmissions += sent as u64;
         acks.back_off(ctx, flow);
@@ -322,6 +322,40 @@ mod tests {
         let s = p.summary();
         assert_eq!(s["partial_acks"], 8, "ACKs 1..8 were partial, ACK 10 was not");
         assert_eq!(s["timer_retransmissions"], 0);
+    }
+
+    /// Partial ACKs walk the recovery a repair began and no further (RFC 6582 §3.2 step 3: they
+    /// leave `recover` where it was): after a timer repair in an outage, the mobile's ACKs of
+    /// the originals, only queued, repair a segment each up to what had been forwarded at the
+    /// timeout, not for ever behind the data forwarded since.
+    #[test]
+    fn test_partial_acks_end_at_the_recover_point_of_the_repair_that_began_them() {
+        let mut h = Harness::new();
+        let mut p = pep(40 * MSS, 1);
+        fill(&mut h, &mut p, 10);
+        h.now = SimTime::ZERO + Duration::from_millis(30);
+        let id = h.ack(MSS, &[]);
+        h.packet(&mut p, id);
+        h.take();
+        let deadline = h.last_timer();
+        h.fire(&mut p, deadline, 0);
+        let rtx = to_mobile(&h.take());
+        assert_eq!(rtx.iter().map(|(s, _)| s.tcp.seq / MSS).collect::<Vec<_>>(), [1], "recover = 10");
+        for k in 10..20 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+            h.packets.free(id);
+        }
+        h.take();
+        let mut repaired = vec![];
+        for k in [3, 5, 7, 9, 11, 13, 15] {
+            h.now += Duration::from_millis(1);
+            let id = h.ack(k * MSS, &[]);
+            h.packet(&mut p, id);
+            repaired.extend(to_mobile(&h.take()).iter().map(|(s, _)| s.tcp.seq / MSS));
+        }
+        assert_eq!(repaired, [3, 5, 7, 9], "ACKs at and above 10 end the recovery");
+        assert_eq!(p.summary()["partial_acks"], 4);
     }
 
     /// While RLC holds packets a partial ACK repairs nothing: the original of the repaired

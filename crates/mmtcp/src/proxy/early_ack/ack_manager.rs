@@ -49,7 +49,7 @@
 //! [`Hold`]: super::Hold
 //! [`RttEstimator`]: crate::transport::tcp::rto::RttEstimator
 
-use super::cache::{FlowCache, Repair, Segment};
+use super::cache::{FlowCache, Repair, RepairTrigger, Segment};
 use super::params::CacheParams;
 use crate::ids::{FlowId, PacketId};
 use crate::net::{
@@ -242,7 +242,12 @@ impl AckManager {
             f.recent.remember(seg.start);
         }
         if self.p.hold.any() {
-            f.held.push_back(id);
+            // In sequence order, not arrival order: the server's repair of a hole lost before
+            // the proxy arrives after data above it, which the mobile's window may hold back
+            // until the repair is delivered (behind that data it would wait for ever).
+            let packets = &*ctx.packets;
+            let at = f.held.partition_point(|&other| packets.get(other).tcp.seq < seg.start);
+            f.held.insert(at, id);
             self.held_bytes += seg.len();
             self.send_ack(ctx, flow);
             self.release(ctx);
@@ -572,11 +577,20 @@ impl AckManager {
     }
 
     /// Records that the policy repaired `hole` now (the segments it retransmitted since the
-    /// previous call are the repair); the duplicate-ACK count starts again.
-    pub fn note_repair(&mut self, flow: FlowId, hole: u64, now: SimTime) {
+    /// previous call are the repair); the duplicate-ACK count starts again. A repair the ACKs
+    /// asked for inside an earlier repair's recovery (below its `recover`) keeps that `recover`
+    /// (RFC 6582 §3.2 step 3: partial ACKs do not extend the recovery); any other repair, and
+    /// one after a timeout (§4), recovers up to what has been forwarded now. Moving `recover` on
+    /// every partial ACK would make every later ACK partial once the originals of a spurious
+    /// repair (queued through an outage) arrive: a resend per ACK for as long as data flows.
+    pub fn note_repair(&mut self, flow: FlowId, hole: u64, now: SimTime, trigger: RepairTrigger) {
         let f = &mut self.flows[flow.0 as usize];
         let end = std::mem::take(&mut f.rtx_end).max(hole);
-        f.repair = Some(Repair { hole, at: now, end, recover: f.high_fwd });
+        let recover = match (trigger, f.repair) {
+            (RepairTrigger::Ack, Some(open)) if hole < open.recover => open.recover,
+            _ => f.high_fwd,
+        };
+        f.repair = Some(Repair { hole, at: now, end, recover });
         f.dupacks = 0;
     }
 
@@ -1181,6 +1195,29 @@ mod tests {
         let id = h.ack_with_window(4 * MSS, 3 * MSS);
         h.packet(&mut p, id);
         assert_eq!(seqs_to_mobile(&h.take()), [4]);
+    }
+
+    /// The server's repair of a segment lost before the proxy goes to the mobile at once, ahead
+    /// of held data above it: the mobile's window, full of what it holds out of order, opens
+    /// only when the repair arrives.
+    #[test]
+    fn test_a_repair_from_the_server_overtakes_data_held_for_the_mobile_window() {
+        let mut h = Harness::new();
+        let mut p = holding(10 * MSS, Hold { rlc: None, mobile_window: true });
+        let syn_ack = h.handshake(Side::Sender, TcpFlags::SYN_ACK, 3 * MSS);
+        h.packet(&mut p, syn_ack);
+        for k in 1..5 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        assert_eq!(seqs_to_mobile(&h.take()), [1, 2], "segment 0 lost on the way to the proxy");
+        let id = h.data(0);
+        h.packet(&mut p, id);
+        assert_eq!(seqs_to_mobile(&h.take()), [0], "the repair fits the window; 3 and 4 do not");
+        assert_eq!(p.0.stats.segments_held, 2, "3 and 4 waited; the repair went at once");
+        let id = h.ack_with_window(3 * MSS, 3 * MSS);
+        h.packet(&mut p, id);
+        assert_eq!(seqs_to_mobile(&h.take()), [3, 4]);
     }
 
     /// An ACK that both asks for a repair and opens the mobile's window: the repair goes out

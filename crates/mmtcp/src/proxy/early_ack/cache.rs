@@ -42,6 +42,15 @@ impl Segment {
     }
 }
 
+/// What made a policy repair a hole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepairTrigger {
+    /// The mobile's duplicate or partial ACKs.
+    Ack,
+    /// The retransmission timer.
+    Timeout,
+}
+
 /// The last retransmission the policy made for a hole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Repair {
@@ -51,8 +60,9 @@ pub struct Repair {
     /// One past the highest byte the repair retransmitted: a cumulative ACK at or above it
     /// answers the whole repair.
     pub end: u64,
-    /// One past the highest byte forwarded when the repair was made (RFC 6582's `recover`): a
-    /// cumulative ACK below it after the repair is answered is partial — more was lost.
+    /// One past the highest byte forwarded when the recovery this repair belongs to began (RFC
+    /// 6582's `recover`): a cumulative ACK below it after the repair is answered is partial —
+    /// more was lost.
     pub recover: u64,
 }
 

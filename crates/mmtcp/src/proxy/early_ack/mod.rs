@@ -41,7 +41,7 @@ mod proxy;
 mod range_set;
 
 pub use ack_manager::{AckManager, AckStats, DupAck, HOLD_POLL};
-pub use cache::Repair;
+pub use cache::{Repair, RepairTrigger};
 pub use params::{
     CacheParams, Hold, DEFAULT_CACHE, DEFAULT_INITIAL_RTO, DEFAULT_MAX_RTO, DEFAULT_MIN_RTO,
     DEFAULT_WINDOW_UPDATE,

@@ -386,7 +386,8 @@ mod tests {
         assert_eq!(key, "receive_buffer_max");
         let max_ok = TcpConfig { receive_buffer_max: Some(Bytes(2 << 30)), ..auto.clone() };
         assert_eq!(max_ok.validate(), Ok(()), "2 GiB advertises exactly 1 GiB");
-        let fixed = TcpConfig::default();
+        let fixed =
+            TcpConfig { receive_buffer: ReceiveBuffer::Fixed(Bytes(6 << 20)), ..TcpConfig::default() };
         assert_eq!(fixed.autotune(), None);
         assert_eq!(fixed.initial_receive_capacity(), 6 << 20);
         for key in ["receive_buffer_max", "receive_buffer_initial"] {

@@ -69,9 +69,10 @@ impl Profile {
                 initial_rto: Time(Duration::from_secs(1)),
                 // tcp_reordering = 3.
                 dupthresh: 3,
-                // tcp_wmem / tcp_rmem maxima.
+                // tcp_wmem's maximum; the receive buffer autotuned (sysctl tcp_moderate_rcvbuf
+                // = 1, tcp_rcv_space_adjust) up to tcp_rmem[2], its keys filled in by `fill_in`.
                 send_buffer: Bytes(4 << 20),
-                receive_buffer: ReceiveBuffer::Fixed(Bytes(6 << 20)),
+                receive_buffer: ReceiveBuffer::Auto,
                 receive_buffer_max: None,
                 receive_buffer_initial: None,
                 max_sack_blocks: 3,
@@ -254,7 +255,13 @@ mod tests {
     #[test]
     fn test_default_is_the_linux_bundle() {
         assert_eq!(TcpConfig::default(), Profile::Linux.defaults(CcKind::Cubic));
-        assert_eq!(filled(serde_json::json!({})), TcpConfig::default());
+        // `fill_in` writes autotuning's own keys out (`mmtcp validate --print` shows them).
+        let resolved = TcpConfig {
+            receive_buffer_max: Some(autotune::DEFAULT_MAX),
+            receive_buffer_initial: Some(autotune::DEFAULT_INITIAL),
+            ..TcpConfig::default()
+        };
+        assert_eq!(filled(serde_json::json!({})), resolved);
     }
 
     #[test]
@@ -296,6 +303,26 @@ mod tests {
         );
         let Value::Object(table) = serde_json::to_value(&cfg).unwrap() else { panic!() };
         assert!(!table.contains_key("receive_buffer_max") && !table.contains_key("receive_buffer_initial"));
+    }
+
+    #[test]
+    fn test_linux_autotunes_by_default_and_the_simulator_profiles_do_not() {
+        let cfg = filled(serde_json::json!({}));
+        assert_eq!(
+            (cfg.receive_buffer, cfg.receive_buffer_max, cfg.receive_buffer_initial),
+            (ReceiveBuffer::Auto, Some(autotune::DEFAULT_MAX), Some(autotune::DEFAULT_INITIAL)),
+            "tcp_moderate_rcvbuf = 1"
+        );
+        let ns3 = filled(serde_json::json!({ "profile": "ns3" }));
+        assert_eq!(
+            (ns3.receive_buffer, ns3.receive_buffer_max),
+            (ReceiveBuffer::Fixed(Bytes(5_242_880)), None)
+        );
+        let rfc = filled(serde_json::json!({ "profile": "rfc" }));
+        assert_eq!(
+            (rfc.receive_buffer, rfc.receive_buffer_max),
+            (ReceiveBuffer::Fixed(Bytes(6 << 20)), None)
+        );
     }
 
     #[test]
