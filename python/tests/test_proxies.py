@@ -62,8 +62,8 @@ def test_a_bad_processor_key_is_a_scenario_error():
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 QUICK = {
-    "kim2017-fig5": (8, ["delivery_ratio.png", "rate.png", "timeline.png"]),
-    "kim2017-fig6": (9, ["delivery_ratio.png", "rate.png"]),
+    "kim2017-fig5": (8, ["delivery_ratio.png", "rate.png", "results.md", "timeline.png"]),
+    "kim2017-fig6": (9, ["delivery_ratio.png", "rate.png", "results.md"]),
 }
 
 

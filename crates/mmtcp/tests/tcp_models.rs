@@ -206,3 +206,41 @@ fn bbr_keeps_its_rate_under_random_loss_where_cubic_collapses() {
     assert!(b > 0.85e8, "BBR {:.1} Mbit/s", b / 1e6);
     assert!(c < 0.2e8, "CUBIC {:.1} Mbit/s", c / 1e6);
 }
+
+/// A 100 Mbit/s chain as ns-3.44 builds it (server —10 Gbit/s— router —100 Mbit/s— ue, RTT/4 of
+/// propagation on each link, a 100-packet drop-tail queue, no queue disc), one bulk flow under
+/// the `ns3` profile. The bottleneck's rate is scaled by 1452/1454 so that a 1400-byte segment
+/// takes as long as ns-3's 1454-byte frame (IP 20, TCP with the timestamp option 32, PPP 2).
+fn ns3_chain(cc: &str, rtt_ms: u64, duration: &str) -> String {
+    let d = rtt_ms / 4;
+    let core = format!("rate = \"10Gbps\"\ndelay = \"{d}ms\"\nbuffer = \"100pkt\"");
+    let last_hop = format!("rate = \"99862448bps\"\ndelay = \"{d}ms\"\nbuffer = \"100pkt\"");
+    let transport = format!("{{ profile = \"ns3\", cc = \"{cc}\" }}\napp = {{ kind = \"bulk\" }}");
+    two_hops(duration, "100ms", &core, &last_hop, &transport)
+}
+
+#[test]
+fn ns3_profile_gives_ns3s_goodput_on_a_100mbps_chain() {
+    // ns-3.44 on the same chain with TcpSocket and TcpSocketBase attributes set to the profile's
+    // values (SegmentSize 1400, InitialCwnd 1, TcpClassicRecovery, MinRto 1 s, DelAckTimeout
+    // 200 ms, DelAckCount 2, 5 MiB buffers, SACK, timestamps), goodput in Mbit/s (issue 26 item
+    // 8). At 100 ms NewReno's window grows per ACK as ns-3's TcpNewReno does, about half a segment
+    // per RTT with delayed ACKs; byte counting gave 39.6 and 56.6 Mbit/s there. Each is within
+    // 0.3 % but CUBIC at 20 ms (+2.4 %): there ns-3.44 loses 27 retransmissions in its first
+    // recovery, which it cannot detect, and times out.
+    for (cc, rtt_ms, duration, ns3_mbps) in [
+        ("newreno", 100, "30s", 31.354),
+        ("newreno", 100, "60s", 39.081),
+        ("newreno", 20, "30s", 92.986),
+        ("cubic", 100, "30s", 66.955),
+        ("cubic", 20, "30s", 93.481),
+    ] {
+        let out = run_toml(&ns3_chain(cc, rtt_ms, duration));
+        let goodput = f64_of(&flow(&out)["goodput_bps"]) / 1e6;
+        eprintln!("ns3 profile, {cc}, {rtt_ms} ms, {duration}: {goodput:.3} Mbit/s (ns-3.44 {ns3_mbps})");
+        assert!(
+            (goodput / ns3_mbps - 1.0).abs() <= 0.03,
+            "{cc} at {rtt_ms} ms for {duration}: {goodput:.2} Mbit/s, ns-3.44 {ns3_mbps} (±3 %)"
+        );
+    }
+}

@@ -7,7 +7,8 @@ value the mean over the seeds with its 95 % CI (Kim et al. Fig. 5 and 6).
   mobile's TCP, duplicates included (Kim et al.'s "delivery ratio");
 - `timeline.png` (Fig. 5 only): one extra run per scheme, LOS = NLOS = 1 s with a 3 MB RLC
   buffer, seed 1: the application rate, the proxy's cache and its retransmissions over time —
-  why PEP collapses after the first NLOS period and mmPEP does not.
+  why PEP collapses after the first NLOS period and mmPEP does not;
+- `results.md`: the README's "Results" tables (means over the seeds), generated from the points.
 
 One panel per RLC buffer size (the paper does not state it).
 """
@@ -106,9 +107,74 @@ def draw(points: list[dict[str, Any]], out_dir: Path, title: str) -> list[Path]:
     return paths
 
 
+def _variant(point: dict[str, Any]) -> str:
+    """What a point sets beyond the grid's channel, schemes and RLC buffer (a reading's extra
+    keys, e.g. `rlf_timeout = 1s`), or '' for the grid's own points."""
+    extras = [
+        f"`{key.rsplit('.', 1)[-1]} = {value}`"
+        for key, value in sorted(point["overrides"].items())
+        if key not in (CHANNEL, PROXY, BUFFER)
+    ]
+    for processor in point["overrides"].get(PROXY) or []:
+        extras += [
+            f"`{key} = {str(value).lower()}`"
+            for key, value in sorted(processor.items())
+            if key not in ("kind", "cache", "timeout")
+        ]
+    return ", ".join(extras)
+
+
+def _buffer_label(buffer: str) -> str:
+    return "unbounded (4 GB)" if buffer == "4GB" else buffer
+
+
+def _mean_text(points: list[dict[str, Any]], metric: str, scale: float, fmt: str) -> str:
+    values = [p["metrics"][metric]["mean"] for p in points if p["metrics"].get(metric)]
+    return fmt.format(values[0] * scale) if values else "-"
+
+
+def results_tables(points: list[dict[str, Any]]) -> str:
+    """The README's "Results" tables: per RLC buffer (and per reading's extra setting), the
+    rate in Mbit/s and the delivery ratio of each scheme present, against the NLOS duration."""
+    groups: dict[tuple[float, str], list[dict[str, Any]]] = {}
+    for p in points:
+        buffer = str(p["overrides"].get(BUFFER, ""))
+        groups.setdefault((_megabytes(buffer), buffer, _variant(p)), []).append(p)
+    out: list[str] = []
+    for (_, buffer, variant), mine in sorted(groups.items()):
+        present = [
+            (key, label) for key, label, _, _ in SCHEMES if any(scheme(p) == key for p in mine)
+        ]
+        short = {"tcp": "TCP", "pep": "PEP", "pep-gbn": "PEP-gbn", "mmpep": "mmPEP"}
+        names = [short[key] for key, _ in present]
+        title = f"RLC buffer {_buffer_label(buffer)}" + (f", {variant}" if variant else "")
+        out += [f"{title}:", ""]
+        out.append("| NLOS | " + " | ".join(names) + " | DR " + " / ".join(names) + " |")
+        out.append("|---" * (len(names) + 2) + "|")
+        for nlos in sorted({nlos_seconds(p) for p in mine}):
+            at = [p for p in mine if nlos_seconds(p) == nlos]
+            rates = [
+                _mean_text(
+                    [p for p in at if scheme(p) == key], "flows.tcp.goodput_bps", 1e-6, "{:.1f}"
+                )
+                for key, _ in present
+            ]
+            ratios = [
+                _mean_text(
+                    [p for p in at if scheme(p) == key], "flows.tcp.delivery_ratio", 1.0, "{:.3f}"
+                )
+                for key, _ in present
+            ]
+            out.append(f"| {nlos:g}s | " + " | ".join(rates) + " | " + " / ".join(ratios) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 def _megabytes(text: str) -> float:
+    """'3MB' → 3.0, '4GB' → 4000.0 (the order of the panels and tables)."""
     digits = "".join(c for c in text if c.isdigit() or c == ".")
-    return float(digits) if digits else 0.0
+    scale = 1000.0 if text.strip().upper().endswith("GB") else 1.0
+    return float(digits) * scale if digits else 0.0
 
 
 def timeline(points: list[dict[str, Any]], out_dir: Path) -> Path:
@@ -154,7 +220,15 @@ def timeline(points: list[dict[str, Any]], out_dir: Path) -> Path:
 
 
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-    """Draws the three figures into `out_dir` and returns their paths."""
+    """Draws the three figures and the results tables into `out_dir`; returns their paths."""
     paths = draw(points, out_dir, "LOS = NLOS duration, server capped at 100 Mbit/s")
     paths.append(timeline(points, out_dir))
+    paths.append(write_results(points, out_dir))
     return paths
+
+
+def write_results(points: list[dict[str, Any]], out_dir: Path) -> Path:
+    """Writes `results.md` (the README's "Results" tables) into `out_dir`."""
+    path = out_dir / "results.md"
+    path.write_text(results_tables(points), encoding="utf-8")
+    return path

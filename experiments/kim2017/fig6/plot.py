@@ -1,5 +1,6 @@
 """Figures of kim2017-fig6: Fig. 5's rate and delivery ratio plots (`../fig5/plot.py`) for LOS
-periods of 100 s and NLOS periods of 1 to 20 s (Kim et al. Fig. 6)."""
+periods of 100 s and NLOS periods of 1 to 20 s (Kim et al. Fig. 6),
+and `results.md`, the README's "Results" tables."""
 
 from __future__ import annotations
 
@@ -16,5 +17,7 @@ _spec.loader.exec_module(_fig5)
 
 
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-    """Draws the two figures into `out_dir` and returns their paths."""
-    return _fig5.draw(points, out_dir, "LOS 100 s, server capped at 100 Mbit/s")
+    """Draws the two figures and the results tables into `out_dir`; returns their paths."""
+    paths = _fig5.draw(points, out_dir, "LOS 100 s, server capped at 100 Mbit/s")
+    paths.append(_fig5.write_results(points, out_dir))
+    return paths

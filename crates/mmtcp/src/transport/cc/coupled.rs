@@ -357,7 +357,7 @@ pub(super) use forward_congestion_control;
 
 #[cfg(test)]
 mod tests {
-    use super::super::{AnyCc, CcKind, CubicConfig};
+    use super::super::{AnyCc, CcKind, CubicConfig, NewRenoCounting};
     use super::*;
     use crate::sim::rng::Rng;
 
@@ -368,7 +368,13 @@ mod tests {
 
     fn controller(kind: CcKind, variant: CoupledVariant, initial_segments: u64) -> AnyCc {
         let rng = Rng::for_component(1, "flow/0/cc");
-        AnyCc::new(kind, MSS as u32, initial_segments * MSS, (&CubicConfig::default(), None, variant), rng)
+        AnyCc::new(
+            kind,
+            MSS as u32,
+            initial_segments * MSS,
+            (&CubicConfig::default(), None, variant, NewRenoCounting::Bytes),
+            rng,
+        )
     }
 
     /// A controller in congestion avoidance after a loss at twice `segments`: at `segments` for

@@ -32,7 +32,7 @@ pub use cubic::{Cubic, CubicConfig};
 pub use hystart::HyStartKind;
 pub use lia::Lia;
 pub use mpcubic::MpCubic;
-pub use newreno::NewReno;
+pub use newreno::{Counting as NewRenoCounting, NewReno};
 pub use olia::Olia;
 use serde::{Deserialize, Serialize};
 
@@ -239,18 +239,24 @@ pub enum AnyCc {
 impl AnyCc {
     /// The controller `kind`. The tuple holds what only some controllers read: CUBIC's
     /// parameters (CUBIC and MPCUBIC) and HyStart (CUBIC only; TcpConfig::validate refuses HyStart with another
-    /// controller), and the form of a coupled controller (LIA, OLIA, BALIA). `rng` is the flow's
+    /// controller), the form of a coupled controller (LIA, OLIA, BALIA), and how NewReno counts
+    /// ACKs (the profile's: ns-3's per-ACK rule under `ns3`). `rng` is the flow's
     /// own random stream (derived from the run's master seed and the flow); only BBR draws from
     /// it, for the starting phase of its PROBE_BW gain cycle.
     pub fn new(
         kind: CcKind,
         mss: u32,
         initial_window_bytes: u64,
-        (cubic, hystart, variant): (&CubicConfig, Option<HyStartKind>, CoupledVariant),
+        (cubic, hystart, variant, counting): (
+            &CubicConfig,
+            Option<HyStartKind>,
+            CoupledVariant,
+            NewRenoCounting,
+        ),
         rng: Rng,
     ) -> AnyCc {
         match kind {
-            CcKind::NewReno => AnyCc::NewReno(NewReno::new(mss, initial_window_bytes)),
+            CcKind::NewReno => AnyCc::NewReno(NewReno::with_counting(mss, initial_window_bytes, counting)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(mss, initial_window_bytes, cubic, hystart)),
             CcKind::Bbr => AnyCc::Bbr(Bbr::new(mss, initial_window_bytes, rng)),
             CcKind::Lia => AnyCc::Lia(Lia::new(mss, initial_window_bytes, variant)),

@@ -30,6 +30,23 @@
 //! the window must not grow past what the flow has validated). Deviations: none known; the
 //! slow-start increment is capped at ssthresh, and the bytes of the crossing ACK beyond it feed
 //! congestion avoidance (RFC 5681 leaves either choice open when cwnd reaches ssthresh).
+//!
+//! **ns-3's counting** ([`Counting::Ns3Acks`], the `ns3` profile): ns-3's `TcpNewReno`
+//! (`tcp-congestion-ops.cc`, unchanged from ns-3.25 to ns-3.44) grows per ACK, not per byte:
+//!
+//! ```text
+//! segs = whole segments this ACK newly acknowledged (TcpSocketBase keeps the bytes of partial
+//!        segments and adds a segment once they reach SMSS)
+//! slow start            cwnd < ssthresh    if segs ≥ 1: cwnd += SMSS, segs −= 1
+//!                                          (one SMSS per ACK however many segments it covers)
+//! congestion avoidance  cwnd ≥ ssthresh    if segs ≥ 1: cwnd += max(1, ⌊SMSS² / cwnd⌋) bytes
+//! ```
+//!
+//! With delayed ACKs (ns-3's `DelAckCount` = 2) slow start grows 1.5× per RTT and congestion
+//! avoidance about half a segment per RTT — less still where ⌊SMSS²/cwnd⌋ truncates — where
+//! byte counting gives 2× and one segment. The slow-start increment is not capped at ssthresh.
+//! The RFC 7661 check above is kept (ns-3's `TcpNewReno` has none: it grows an
+//! application-limited window).
 
 use super::{AckSample, CongestionControl};
 use crate::sim::SimTime;
@@ -70,11 +87,28 @@ pub(super) fn half_flight_ssthresh(in_flight_bytes: u64, mss_bytes: u64) -> u64 
     (in_flight_bytes / 2).max(MIN_SSTHRESH_SEGMENTS * mss_bytes)
 }
 
-/// NewReno (RFC 5681 + RFC 3465 byte counting). See the module header for the model.
+/// How NewReno counts what an ACK acknowledged when it grows the window (module header).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Counting {
+    /// RFC 3465 byte counting: slow start adds min(acked, 2·SMSS), congestion avoidance one
+    /// SMSS per cwnd of acknowledged bytes.
+    #[default]
+    Bytes,
+    /// ns-3's `TcpNewReno`: one SMSS per ACK in slow start, max(1, ⌊SMSS²/cwnd⌋) bytes per ACK
+    /// in congestion avoidance, for any ACK that covers at least one whole segment.
+    Ns3Acks,
+}
+
+/// NewReno (RFC 5681 + RFC 3465 byte counting, or ns-3's per-ACK counting). See the module
+/// header for the model.
 #[derive(Clone, Debug)]
 pub struct NewReno {
     /// Sender maximum segment size (SMSS), bytes.
     mss_bytes: u64,
+    counting: Counting,
+    /// `Counting::Ns3Acks`: acknowledged bytes not yet counted as a whole segment (ns-3's
+    /// `TcpSocketBase::m_bytesAckedNotProcessed`), below one SMSS.
+    partial_bytes: u64,
     /// Congestion window, bytes.
     cwnd_bytes: u64,
     /// Slow-start threshold, bytes; `u64::MAX` until the first congestion event.
@@ -87,9 +121,16 @@ pub struct NewReno {
 impl NewReno {
     /// A controller in slow start with `initial_window_bytes` (RFC 6928: 10 segments is usual).
     pub fn new(mss: u32, initial_window_bytes: u64) -> Self {
+        Self::with_counting(mss, initial_window_bytes, Counting::Bytes)
+    }
+
+    /// A controller in slow start that counts ACKs as `counting` says.
+    pub fn with_counting(mss: u32, initial_window_bytes: u64, counting: Counting) -> Self {
         debug_assert!(mss > 0, "zero MSS");
         NewReno {
             mss_bytes: u64::from(mss),
+            counting,
+            partial_bytes: 0,
             cwnd_bytes: initial_window_bytes,
             ssthresh_bytes: u64::MAX,
             ca_acked_bytes: 0,
@@ -102,6 +143,26 @@ impl NewReno {
         if self.ca_acked_bytes >= self.cwnd_bytes {
             self.ca_acked_bytes -= self.cwnd_bytes;
             self.cwnd_bytes += self.mss_bytes;
+        }
+    }
+
+    /// ns-3's `TcpSocketBase::ProcessAck` (whole segments acknowledged, partial ones carried)
+    /// and `TcpNewReno::IncreaseWindow` (`SlowStart`, then `CongestionAvoidance` with the
+    /// segments left).
+    fn on_ack_ns3(&mut self, acked_bytes: u64) {
+        let bytes = acked_bytes + self.partial_bytes;
+        let mut segments = bytes / self.mss_bytes;
+        self.partial_bytes = bytes % self.mss_bytes;
+        if segments == 0 {
+            return;
+        }
+        if self.cwnd_bytes < self.ssthresh_bytes {
+            self.cwnd_bytes += self.mss_bytes;
+            segments -= 1;
+        }
+        if self.cwnd_bytes >= self.ssthresh_bytes && segments > 0 {
+            // ⌊SMSS² / cwnd⌋ bytes, at least one (ns-3 truncates a double to uint32_t).
+            self.cwnd_bytes += (self.mss_bytes * self.mss_bytes / self.cwnd_bytes).max(1);
         }
     }
 }
@@ -118,6 +179,10 @@ impl CongestionControl for NewReno {
     fn on_ack(&mut self, ack: &AckSample) {
         // RFC 7661 §4.3: a flow that did not use its window has not validated a larger one.
         if !ack.cwnd_limited {
+            return;
+        }
+        if self.counting == Counting::Ns3Acks {
+            self.on_ack_ns3(ack.acked_bytes);
             return;
         }
         let mut acked_bytes = ack.acked_bytes;
@@ -415,6 +480,109 @@ mod tests {
         cc.on_rto(SimTime::ZERO, 400 * MSS, true);
         assert_eq!(cc.ssthresh(), 50 * MSS);
         assert_eq!(cc.cwnd(), MSS);
+    }
+
+    // ---- ns-3's per-ACK counting (`ns3` profile) ----------------------------------------------
+
+    fn ns3_reno(initial_segments: u64) -> NewReno {
+        NewReno::with_counting(MSS as u32, initial_segments * MSS, Counting::Ns3Acks)
+    }
+
+    /// Congestion avoidance at `segments` under ns-3's counting (cwnd = ssthresh).
+    fn ns3_reno_in_ca(segments: u64) -> NewReno {
+        let mut cc = ns3_reno(2 * segments);
+        cc.on_congestion_event(SimTime::ZERO, 2 * segments * MSS);
+        cc.on_recovery_exit(SimTime::ZERO);
+        cc
+    }
+
+    #[test]
+    fn test_ns3_slow_start_adds_one_mss_per_ack_whatever_it_covers() {
+        // TcpNewReno::SlowStart: an ACK of 1, 2 or 5 segments opens one segment.
+        let mut cc = ns3_reno(10);
+        for (i, segments) in [1, 2, 5].into_iter().enumerate() {
+            cc.on_ack(&ack(SimTime::ZERO, segments * MSS, true));
+            assert_eq!(cc.cwnd(), (11 + i as u64) * MSS, "ACK of {segments} segments");
+        }
+    }
+
+    #[test]
+    fn test_ns3_slow_start_grows_one_and_a_half_per_rtt_with_delayed_acks() {
+        // 10 segments = 5 ACKs → 15; 15 segments = 7 ACKs of 2 and one of 1 → 23. Byte counting
+        // would give 20 and 40.
+        let mut cc = ns3_reno(10);
+        let mut clock = AckClock::new(SimTime::ZERO, RTT, MSS, 2);
+        clock.rounds(&mut cc, 1);
+        assert_eq!(cc.cwnd(), 15 * MSS);
+        clock.rounds(&mut cc, 1);
+        assert_eq!(cc.cwnd(), 23 * MSS);
+    }
+
+    #[test]
+    fn test_ns3_congestion_avoidance_adds_mss_squared_over_cwnd_per_ack() {
+        // 50 segments: ⌊1000² / 50000⌋ = 20 bytes per ACK, for an ACK of 1 or of 2 segments.
+        let mut cc = ns3_reno_in_ca(50);
+        cc.on_ack(&ack(SimTime::ZERO, MSS, true));
+        assert_eq!(cc.cwnd(), 50_020);
+        cc.on_ack(&ack(SimTime::ZERO, 2 * MSS, true));
+        assert_eq!(cc.cwnd(), 50_039, "⌊1000² / 50020⌋ = 19");
+        // Above SMSS² bytes the increment is floored at one byte.
+        let mut big = ns3_reno_in_ca(1_001);
+        big.on_ack(&ack(SimTime::ZERO, MSS, true));
+        assert_eq!(big.cwnd(), 1_001_001);
+    }
+
+    #[test]
+    fn test_ns3_congestion_avoidance_grows_half_a_segment_per_rtt_with_delayed_acks() {
+        // One ACK per segment: about one SMSS per RTT, as byte counting; one per two segments:
+        // about half (the truncation of SMSS²/cwnd takes a little more).
+        for (segments_per_ack, low, high) in [(1, 0.9, 1.0), (2, 0.44, 0.5)] {
+            let mut cc = ns3_reno_in_ca(50);
+            let mut clock = AckClock::new(SimTime::ZERO, RTT, MSS, segments_per_ack);
+            clock.rounds(&mut cc, 100);
+            let per_rtt = (cc.cwnd() - 50 * MSS) as f64 / MSS as f64 / 100.0;
+            assert!(
+                (low..=high).contains(&per_rtt),
+                "{segments_per_ack} segments per ACK: {per_rtt:.3} segments per RTT"
+            );
+        }
+    }
+
+    #[test]
+    fn test_ns3_partial_segments_add_up_to_one_ack_of_growth() {
+        // TcpSocketBase keeps the bytes of partial segments: two ACKs of half a segment count as
+        // one segment, on the second.
+        let mut cc = ns3_reno_in_ca(50);
+        cc.on_ack(&ack(SimTime::ZERO, MSS / 2, true));
+        assert_eq!(cc.cwnd(), 50 * MSS);
+        cc.on_ack(&ack(SimTime::ZERO, MSS / 2, true));
+        assert_eq!(cc.cwnd(), 50_020);
+    }
+
+    #[test]
+    fn test_ns3_slow_start_increment_is_not_capped_at_ssthresh() {
+        let mut cc = ns3_reno(10);
+        cc.on_rto(SimTime::ZERO, 9 * MSS, false); // ssthresh 4500 bytes, cwnd 1 segment
+        for _ in 0..3 {
+            cc.on_ack(&ack(SimTime::ZERO, MSS, true));
+        }
+        assert_eq!(cc.cwnd(), 4 * MSS);
+        // The next ACK adds a whole segment, past ssthresh; an ACK of two segments that crosses
+        // it also gives its second segment to congestion avoidance.
+        cc.on_ack(&ack(SimTime::ZERO, MSS, true));
+        assert_eq!(cc.cwnd(), 5 * MSS);
+        let mut crossing = ns3_reno(10);
+        crossing.on_rto(SimTime::ZERO, 9 * MSS, false);
+        crossing.set_window(4 * MSS, 4500);
+        crossing.on_ack(&ack(SimTime::ZERO, 2 * MSS, true));
+        assert_eq!(crossing.cwnd(), 5 * MSS + MSS * MSS / (5 * MSS));
+    }
+
+    #[test]
+    fn test_ns3_counting_keeps_the_rfc_7661_check() {
+        let mut cc = ns3_reno(10);
+        cc.on_ack(&ack(SimTime::ZERO, 2 * MSS, false));
+        assert_eq!(cc.cwnd(), 10 * MSS);
     }
 
     fn ack(now: SimTime, acked_bytes: u64, cwnd_limited: bool) -> AckSample {

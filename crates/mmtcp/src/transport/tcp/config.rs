@@ -6,7 +6,7 @@ use super::autotune::{self, AutotuneConfig};
 use super::profile::Profile;
 use crate::net::MAX_WINDOW;
 use crate::sim::Duration;
-use crate::transport::cc::{CcKind, CoupledVariant, CubicConfig, HyStartKind};
+use crate::transport::cc::{CcKind, CoupledVariant, CubicConfig, HyStartKind, NewRenoCounting};
 use crate::units::{Bytes, Time};
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
@@ -327,6 +327,15 @@ impl TcpConfig {
             Profile::Ns3 => HyStartKind::Ns3,
             Profile::Rfc => HyStartKind::PlusPlus,
         })
+    }
+
+    /// How NewReno counts ACKs under this profile: ns-3's `TcpNewReno` per ACK under `ns3`,
+    /// RFC 3465 byte counting otherwise (docs/models/tcp.md, "Profiles").
+    pub fn newreno_counting(&self) -> NewRenoCounting {
+        match self.profile {
+            Profile::Ns3 => NewRenoCounting::Ns3Acks,
+            Profile::Linux | Profile::Rfc => NewRenoCounting::Bytes,
+        }
     }
 
     pub fn mss_u32(&self) -> u32 {

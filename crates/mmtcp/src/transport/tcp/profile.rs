@@ -326,6 +326,17 @@ mod tests {
     }
 
     #[test]
+    fn test_newreno_counts_acks_as_ns3_only_under_the_ns3_profile() {
+        use crate::transport::cc::NewRenoCounting;
+        let counting = |profile: &str| {
+            filled(serde_json::json!({ "profile": profile, "cc": "newreno" })).newreno_counting()
+        };
+        assert_eq!(counting("ns3"), NewRenoCounting::Ns3Acks, "ns-3's TcpNewReno");
+        assert_eq!(counting("linux"), NewRenoCounting::Bytes);
+        assert_eq!(counting("rfc"), NewRenoCounting::Bytes, "RFC 3465");
+    }
+
+    #[test]
     fn test_unknown_profile_or_controller_names_the_key() {
         for (key, name) in [("profile", "bsd"), ("cc", "vegas"), ("variant", "linux-v0.91")] {
             let mut table = Map::new();

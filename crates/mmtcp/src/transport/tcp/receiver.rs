@@ -5,7 +5,11 @@
 //! full-sized segment or when the delayed-ACK timer expires; an out-of-order segment, a
 //! duplicate, or a segment that fills a hole is acknowledged at once. SACK blocks (RFC 2018 §4):
 //! the first block holds the most recently received segment, the others the most recently
-//! changed other blocks. The window advertised is the free receive buffer: the application reads
+//! changed other blocks. Under the `ns3` profile the first in-order data segment is acknowledged
+//! at once, as ns-3's `TcpSocketBase` does ("Always respond to first data packet to speed up the
+//! connection": `m_delAckCount = m_delAckMaxCount` when the connection is established, ns-3.25 to
+//! 3.44); with an initial window of one segment this saves a delayed-ACK timeout at the start.
+//! The window advertised is the free receive buffer: the application reads
 //! in-order data at once, so the buffer holds only out-of-order data, and data beyond
 //! `rcv_nxt + receive_buffer` is dropped.
 //!
@@ -32,7 +36,7 @@
 use super::autotune::{RcvRtt, RcvSpace};
 use super::intervals::IntervalSet;
 use super::sack_order::RecentPositions;
-use super::{Endpoint, Opener, TcpConfig, TcpCtx};
+use super::{Endpoint, Opener, Profile, TcpConfig, TcpCtx};
 use crate::event::TcpTimer;
 use crate::metrics::LogHistogram;
 use crate::net::{
@@ -100,6 +104,11 @@ pub struct TcpReceiver {
     recent: RecentPositions,
     /// Full-sized segments received since the last ACK.
     unacked_segments: u32,
+    /// `ns3` profile: the first in-order data segment after the handshake is acknowledged at once.
+    first_data_at_once: bool,
+    /// The next in-order data segment is acknowledged at once (set by `first_data_at_once` when
+    /// the connection is established, cleared by any ACK this receiver sends).
+    ack_first_data: bool,
     delack_timer: Timer,
     syn_timer: Timer,
     /// Sequence number below which the application takes bytes (`None`: it takes all at once).
@@ -149,6 +158,8 @@ impl TcpReceiver {
             ooo_segments: VecDeque::new(),
             recent: RecentPositions::default(),
             unacked_segments: 0,
+            first_data_at_once: cfg.profile == Profile::Ns3,
+            ack_first_data: cfg.profile == Profile::Ns3,
             delack_timer: Timer::default(),
             syn_timer: Timer::default(),
             read_limit: None,
@@ -288,12 +299,17 @@ impl TcpReceiver {
         if flags.contains(TcpFlags::SYN_ACK) {
             // Our SYN was answered (or our handshake ACK was lost and the SYN-ACK repeated):
             // (re)send the ACK that completes the handshake.
-            if self.hs == Handshake::SynSent {
+            let established_now = self.hs == Handshake::SynSent;
+            if established_now {
                 self.hs = Handshake::Established;
                 self.syn_timer.cancel();
                 self.begin_autotuning(ctx.now);
             }
             self.send_ack(ctx);
+            if established_now {
+                // ns-3 sets its delayed-ACK count to the maximum after the handshake's ACK.
+                self.ack_first_data = self.first_data_at_once;
+            }
             return;
         }
         if flags.contains(TcpFlags::SYN) {
@@ -413,7 +429,7 @@ impl TcpReceiver {
     }
 
     fn ack_in_order(&mut self, ctx: &mut TcpCtx, len: u32) {
-        if !self.delayed_ack {
+        if !self.delayed_ack || self.ack_first_data {
             return self.send_ack(ctx);
         }
         if len >= self.mss {
@@ -462,6 +478,7 @@ impl TcpReceiver {
 
     fn send_ack(&mut self, ctx: &mut TcpCtx) {
         self.unacked_segments = 0;
+        self.ack_first_data = false;
         self.delack_timer.cancel();
         self.stats.acks_sent += 1;
         self.send(ctx, TcpFlags::ACK);
@@ -515,12 +532,15 @@ mod tests {
 
     impl Harness {
         fn new(delayed_ack: bool, receive_buffer: u64) -> Harness {
-            let cfg = TcpConfig {
+            Harness::with_config(TcpConfig {
                 mss: crate::units::Bytes(MSS as u64),
                 delayed_ack,
                 receive_buffer: super::super::ReceiveBuffer::Fixed(crate::units::Bytes(receive_buffer)),
                 ..TcpConfig::default()
-            };
+            })
+        }
+
+        fn with_config(cfg: TcpConfig) -> Harness {
             Harness {
                 rx: TcpReceiver::new(
                     Endpoint { flow: FlowId(0), local: NodeId(1), remote: NodeId(0) },
@@ -596,6 +616,40 @@ mod tests {
         assert_eq!(acks.len(), 1);
         assert_eq!(acks[0].ack, 2 * MSS as u64);
         assert_eq!(h.rx.stats.bytes_delivered, 2 * MSS as u64);
+    }
+
+    #[test]
+    fn test_ns3_profile_acks_the_first_data_segment_at_once() {
+        // ns-3's TcpSocketBase: m_delAckCount = m_delAckMaxCount once established.
+        let cfg = TcpConfig {
+            mss: crate::units::Bytes(MSS as u64),
+            ..super::super::Profile::Ns3.defaults(crate::transport::cc::CcKind::NewReno)
+        };
+        let mut h = Harness::with_config(cfg);
+        let first = h.segment(0);
+        assert_eq!(first.len(), 1, "the first segment is acknowledged at once");
+        assert_eq!(first[0].ack, MSS as u64);
+        assert!(h.segment(1).is_empty(), "then every second segment");
+        assert_eq!(h.segment(2).len(), 1);
+    }
+
+    #[test]
+    fn test_ns3_profile_download_acks_the_first_data_segment_after_the_handshake_at_once() {
+        let cfg = TcpConfig {
+            mss: crate::units::Bytes(MSS as u64),
+            ..super::super::Profile::Ns3.defaults(crate::transport::cc::CcKind::NewReno)
+        };
+        let mut h = Harness::with_config(cfg);
+        h.rx.opener = Opener::Receiver;
+        let mut ctx = TcpCtx { now: h.now, packets: &mut h.packets, out: &mut h.out, timers: &mut h.timers };
+        h.rx.open(&mut ctx);
+        let syn_ack = TcpHeader { flags: TcpFlags::SYN_ACK, ..Default::default() };
+        let pkt = Packet::new(FlowId(0), (NodeId(0), NodeId(1)), Side::Receiver, syn_ack, (h.now, h.now));
+        let mut ctx = TcpCtx { now: h.now, packets: &mut h.packets, out: &mut h.out, timers: &mut h.timers };
+        h.rx.on_packet(&mut ctx, &pkt);
+        h.acks(); // the SYN and the handshake's ACK
+        assert_eq!(h.segment(0).len(), 1, "the first data segment is acknowledged at once");
+        assert!(h.segment(1).is_empty());
     }
 
     #[test]

@@ -210,7 +210,7 @@ impl TcpSender {
                 cfg.cc,
                 mss,
                 cfg.initial_window as u64 * mss as u64,
-                (&cfg.cubic, cfg.hystart_kind(), cfg.variant),
+                (&cfg.cubic, cfg.hystart_kind(), cfg.variant, cfg.newreno_counting()),
                 cc_rng,
             ),
             rtt: RttEstimator::new(cfg.rto, cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
