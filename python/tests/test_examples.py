@@ -138,14 +138,19 @@ def test_the_notebook_runs(tmp_path: Path) -> None:
 
 @pytest.mark.core
 def test_pep_loses_on_the_tutorial_scenario_as_the_readme_explains(tmp_path: Path) -> None:
-    # The README: on blockage.toml pep gives less than plain TCP; with a fixed 6 MiB receive
-    # buffer a fraction of it, because the radio buffer drops thousands of packets per run in the
+    # The README: on blockage.toml pep gives what plain TCP gives with the autotuned receive
+    # buffer (the mobile's window keeps the radio buffer from overflowing); with a fixed 6 MiB
+    # one a fraction of it, because the radio buffer drops thousands of packets per run in the
     # outages and pep repairs them one segment per duplicate or partial ACK.
     blockage = str(EXAMPLES / "blockage.toml")
     plain = mmtcp.run(blockage).summary
     with_pep = {"node.bs.processors": '[{ kind = "pep" }]'}
     autotuned = mmtcp.run(blockage, overrides=with_pep).summary
-    assert autotuned["flows"][0]["goodput_bps"] < 0.8 * plain["flows"][0]["goodput_bps"]
+    ratio = autotuned["flows"][0]["goodput_bps"] / plain["flows"][0]["goodput_bps"]
+    # 0.67 while ACKs without SACK blocks (answers to redundant copies) counted as duplicates.
+    assert 0.95 < ratio < 1.1, ratio
+    radio = next(link for link in autotuned["links"] if link["name"] == "radio")
+    assert radio["directions"][0]["drops"]["queue"] == 0
     fixed = {**with_pep, "flow.0.transport.receive_buffer": "6MiB"}
     pep = mmtcp.run(blockage, overrides=fixed).summary
     assert pep["flows"][0]["goodput_bps"] < 0.3 * plain["flows"][0]["goodput_bps"]

@@ -469,7 +469,11 @@ impl AckManager {
                 dupack = Some(DupAck { flow: f.flow, hole: ack });
             }
         }
-        if !advanced && f.high_rx > f.una && (sack.is_empty() || newly_sacked > 0) {
+        // RFC 6675 §2: with SACK in use, an ACK is a duplicate only if it SACKs new data; an
+        // ACK without blocks at the same point answers a redundant copy (no D-SACK here) or a
+        // window update, not a loss. Without SACK every such ACK counts (RFC 5681 §2).
+        let duplicate = if f.max_sack_blocks > 0 { newly_sacked > 0 } else { sack.is_empty() };
+        if !advanced && f.high_rx > f.una && duplicate {
             f.dupacks += 1;
             self.stats.duplicate_acks += 1;
             if f.dupacks >= self.p.dupthresh {
@@ -1014,9 +1018,21 @@ mod tests {
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 3000)]), hole);
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 3000)]), None, "no newly SACKed byte");
         assert_eq!(dup(&mut h, &mut p, MSS, &[(2000, 4000)]), hole);
-        assert_eq!(dup(&mut h, &mut p, MSS, &[]), hole, "without SACK: RFC 5681");
+        assert_eq!(dup(&mut h, &mut p, MSS, &[]), None, "no SACK block: a redundant copy's ACK");
         assert_eq!(dup(&mut h, &mut p, 0, &[]), None, "an old ACK");
-        assert_eq!(p.0.stats.duplicate_acks, 3);
+        assert_eq!(p.0.stats.duplicate_acks, 2);
+        // A flow without SACK: every ACK at the same point counts (RFC 5681 §2).
+        let mut h = Harness::new();
+        let mut p = Bare(AckManager::new(params(10 * MSS), &flows_without_sack()));
+        for k in 0..5 {
+            let id = h.data(k);
+            h.packet(&mut p, id);
+        }
+        h.take();
+        assert_eq!(dup(&mut h, &mut p, MSS, &[]), None, "advancing ACK");
+        assert_eq!(dup(&mut h, &mut p, MSS, &[]), hole, "without SACK: RFC 5681");
+        assert_eq!(dup(&mut h, &mut p, MSS, &[]), hole);
+        assert_eq!(p.0.stats.duplicate_acks, 2);
     }
 
     #[test]
@@ -1059,6 +1075,13 @@ mod tests {
         let mut p = params(cache);
         p.hold = hold;
         Bare(AckManager::new(p, &flows()))
+    }
+
+    /// [`holding`] for a flow without SACK, whose duplicate ACKs carry no blocks.
+    fn holding_without_sack(cache: u64, hold: Hold) -> Bare {
+        let mut p = params(cache);
+        p.hold = hold;
+        Bare(AckManager::new(p, &flows_without_sack()))
     }
 
     const RLC: Hold = Hold { rlc: Some(DirId(0)), mobile_window: false };
@@ -1122,7 +1145,7 @@ mod tests {
     #[test]
     fn test_retransmissions_wait_for_room_ahead_of_new_data() {
         let mut h = Harness::new();
-        let mut p = holding(20 * MSS, RLC);
+        let mut p = holding_without_sack(20 * MSS, RLC);
         h.set_downlink_room(10 * PKT);
         for k in 0..4 {
             let id = h.data(k);

@@ -23,6 +23,13 @@ pub fn flows() -> Vec<FlowInfo> {
     vec![FlowInfo { id: FlowId(0), name: "flow0".into(), src: SERVER, dst: MOBILE, tcp }]
 }
 
+/// [`flows`] with SACK off (kim2017's TCP): an ACK without SACK blocks can be a duplicate.
+pub fn flows_without_sack() -> Vec<FlowInfo> {
+    let mut flows = flows();
+    flows[0].tcp.sack = false;
+    flows
+}
+
 pub fn radio_links() -> Vec<RadioLinkInfo> {
     vec![RadioLinkInfo { name: "radio".into(), downlink: DirId(0), lowest_rate_bps: 1_000_000 }]
 }
