@@ -29,7 +29,9 @@
 //! (`[link.radio.report]`).
 //!
 //! Processors: [`pep`] (RFC 3135 early-ACK proxy, Kim et al.'s baseline), [`mmpep`] (Kim et al.
-//! §III), [`bdp`] (Drago et al. §III, reactive and proactive, control and split deployments).
+//! §III), [`bdp`] (Drago et al. §III, reactive and proactive, control and split deployments),
+//! [`cotag`] (Wu et al.'s gateway, access point and device, Algorithms 1–3) and [`spray`] (Wu et
+//! al.'s sprayed baseline).
 
 pub mod batch;
 pub mod bdp;

@@ -40,7 +40,8 @@
 //!
 //! Deviations from RFC 9438:
 //! - Slow start is RFC 5681 slow start with RFC 3465 byte counting (L = 2·SMSS), which §4.10
-//!   permits ("MAY use the Reno TCP slow start"); HyStart++ is not implemented.
+//!   permits ("MAY use the Reno TCP slow start"); with `hystart` on it is left early by Linux's
+//!   HyStart, ns-3's or RFC 9406 HyStart++ (the `rfc` profile's), module `hystart`.
 //! - ssthresh is β·cwnd, not β·flight_size. §4.6 allows this provided cwnd does not grow while
 //!   the flow is not cwnd-limited, which `AckSample::cwnd_limited` enforces (§5.8, RFC 7661).
 //! - If an epoch starts with cwnd above W_max (possible only when the 2-segment floor on ssthresh
