@@ -8,22 +8,30 @@
 //! such as a coded packet's coefficients) — sits in a second vector of extensions, named by the
 //! packet's `ext`, recycled the same way: freed with the packet (side data keeps its buffer for
 //! the next user), copied when the packet is duplicated.
+//!
+//! An extension is read long after it was written (an MP-TCP segment's DSS at the receiver, a
+//! few milliseconds and thousands of packets later), so it is usually out of the cache: each
+//! extension's options start a cache line, which is all a segment without SACK blocks touches
+//! ([`TcpOptions`]' layout), and side data, which only a few processors use, sits in a vector
+//! of its own that runs without side data never touch.
 
 use super::packet::{Packet, TcpOptions};
 use crate::ids::{ExtId, PacketId};
 
-/// What a packet carries beyond its header.
-#[derive(Clone, Debug, Default)]
-struct Ext {
-    options: TcpOptions,
-    side: Vec<u8>,
-}
+/// A packet's TCP options, starting a cache line (see the module documentation).
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, Default)]
+struct LineOptions(TcpOptions);
 
 #[derive(Debug, Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<u32>,
-    exts: Vec<Ext>,
+    /// The extensions' options and, in step, their side data.
+    exts: Vec<LineOptions>,
+    sides: Vec<Vec<u8>>,
+    /// Whether any packet was ever given side data: until then no side buffer needs clearing.
+    side_used: bool,
     free_exts: Vec<u32>,
     live: usize,
     peak: usize,
@@ -67,7 +75,7 @@ impl PacketArena {
     pub fn set_options(&mut self, id: PacketId, options: &TcpOptions) {
         let old = self.options(id).bytes();
         let ext = self.ext_of(id);
-        self.exts[ext.0 as usize].options = *options;
+        self.exts[ext.0 as usize].0.assign(options);
         let p = &mut self.slots[id.0 as usize];
         p.size = (u32::from(p.size) - old + options.bytes()) as u16;
     }
@@ -77,22 +85,31 @@ impl PacketArena {
     pub fn options(&self, id: PacketId) -> &TcpOptions {
         match self.slots[id.0 as usize].ext {
             ExtId::NONE => &TcpOptions::NONE,
-            ext => &self.exts[ext.0 as usize].options,
+            ext => &self.exts[ext.0 as usize].0,
         }
+    }
+
+    /// A copy of the TCP options `id` carries, which reads only the SACK blocks in use.
+    #[inline]
+    pub fn copy_options(&self, id: PacketId) -> TcpOptions {
+        let mut options = TcpOptions::NONE;
+        options.assign(self.options(id));
+        options
     }
 
     /// The side data `id` carries (empty if none).
     pub fn side_data(&self, id: PacketId) -> &[u8] {
         match self.slots[id.0 as usize].ext {
             ExtId::NONE => &[],
-            ext => &self.exts[ext.0 as usize].side,
+            ext => &self.sides[ext.0 as usize],
         }
     }
 
     /// The side data of `id`, to fill; its buffer is reused from freed packets.
     pub fn side_data_mut(&mut self, id: PacketId) -> &mut Vec<u8> {
         let ext = self.ext_of(id);
-        &mut self.exts[ext.0 as usize].side
+        self.side_used = true;
+        &mut self.sides[ext.0 as usize]
     }
 
     /// The extension of `id`, given one if it has none.
@@ -104,7 +121,8 @@ impl PacketArena {
         let ext = match self.free_exts.pop() {
             Some(i) => ExtId(i),
             None => {
-                self.exts.push(Ext::default());
+                self.exts.push(LineOptions::default());
+                self.sides.push(Vec::new());
                 ExtId(u32::try_from(self.exts.len() - 1).expect("fewer than 2^32 extensions"))
             }
         };
@@ -119,10 +137,10 @@ impl PacketArena {
         let ext = self.slots[id.0 as usize].ext;
         if ext != ExtId::NONE {
             let (from, to) = (ext.0 as usize, self.ext_of(copy).0 as usize);
-            let side = std::mem::take(&mut self.exts[from].side);
-            self.exts[to].options = self.exts[from].options;
-            self.exts[to].side.clone_from(&side);
-            self.exts[from].side = side;
+            self.exts[to] = self.exts[from];
+            let side = std::mem::take(&mut self.sides[from]);
+            self.sides[to].clone_from(&side);
+            self.sides[from] = side;
         }
         copy
     }
@@ -135,9 +153,10 @@ impl PacketArena {
         self.free.push(id.0);
         let ext = std::mem::replace(&mut self.slots[id.0 as usize].ext, ExtId::NONE);
         if ext != ExtId::NONE {
-            let e = &mut self.exts[ext.0 as usize];
-            e.options = TcpOptions::NONE;
-            e.side.clear();
+            self.exts[ext.0 as usize].0.clear();
+            if self.side_used {
+                self.sides[ext.0 as usize].clear();
+            }
             self.free_exts.push(ext.0);
         }
     }

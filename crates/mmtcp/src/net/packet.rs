@@ -72,11 +72,28 @@ impl SeqRange {
     }
 }
 
-/// Up to [`MAX_SACK_BLOCKS`] SACK blocks, most recent first (RFC 2018 §4).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Up to [`MAX_SACK_BLOCKS`] SACK blocks, most recent first (RFC 2018 §4). Only the first `len`
+/// blocks mean anything: the others may hold stale values, which equality and `Debug` ignore,
+/// so that clearing or copying a set touches only the blocks in use.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
 pub struct SackBlocks {
     len: u8,
     blocks: [SeqRange; MAX_SACK_BLOCKS],
+}
+
+impl PartialEq for SackBlocks {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for SackBlocks {}
+
+impl std::fmt::Debug for SackBlocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
 }
 
 impl SackBlocks {
@@ -94,6 +111,14 @@ impl SackBlocks {
     }
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Makes `self` equal to `other`, reading and writing only the blocks `other` uses.
+    fn assign(&mut self, other: &SackBlocks) {
+        for (to, from) in self.blocks.iter_mut().zip(other.as_slice()) {
+            *to = *from;
+        }
+        self.len = other.len;
     }
 }
 
@@ -149,11 +174,19 @@ impl Dss {
 }
 
 /// The TCP options a packet may carry beyond what every segment has.
+///
+/// Layout: the DSS and the count of SACK blocks come first and share the first 64 bytes, the
+/// blocks follow. Options stored on a cache-line boundary (as the arena keeps them) then cost
+/// a segment without SACK blocks — every MP-TCP data segment, most ACKs — one cache line when
+/// they are read through [`TcpOptions::assign`], written, or cleared.
+#[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpOptions {
-    pub sack: SackBlocks,
     pub dss: Option<Dss>,
+    pub sack: SackBlocks,
 }
+
+const _: () = assert!(std::mem::offset_of!(TcpOptions, sack) < 64, "the SACK count in the first line");
 
 impl TcpOptions {
     /// No options.
@@ -164,6 +197,18 @@ impl TcpOptions {
 
     pub fn is_empty(&self) -> bool {
         self.sack.is_empty() && self.dss.is_none()
+    }
+
+    /// Makes `self` equal to `other`, touching only the SACK blocks in use (see the layout).
+    pub fn assign(&mut self, other: &TcpOptions) {
+        self.dss = other.dss;
+        self.sack.assign(&other.sack);
+    }
+
+    /// Back to no options, touching only the first cache line (see the layout).
+    pub fn clear(&mut self) {
+        self.dss = None;
+        self.sack.len = 0;
     }
 
     /// Bytes the options add to the TCP header, padded to a multiple of 4 (RFC 9293 §3.1). With
@@ -278,6 +323,25 @@ mod tests {
         assert_eq!(std::mem::size_of::<Packet>(), 64);
         assert_eq!(std::mem::align_of::<Packet>(), 64);
         assert!(std::mem::offset_of!(Packet, tcp) + std::mem::size_of::<TcpHeader>() <= 64);
+    }
+
+    #[test]
+    fn options_compare_by_the_blocks_in_use() {
+        let mut three = TcpOptions::default();
+        for k in 0..3 {
+            three.sack.push(SeqRange::new(10 * k, 10 * k + 5));
+        }
+        let mut reused = three;
+        reused.clear();
+        assert_eq!(reused, TcpOptions::NONE, "cleared: stale blocks do not count");
+        let mut one = TcpOptions::default();
+        one.sack.push(SeqRange::new(70, 80));
+        reused.assign(&one);
+        assert_eq!(reused, one);
+        assert_eq!(reused.sack.as_slice(), &[SeqRange::new(70, 80)]);
+        assert_eq!(format!("{:?}", reused.sack), "[SeqRange { start: 70, end: 80 }]");
+        reused.assign(&three);
+        assert_eq!(reused, three);
     }
 
     #[test]

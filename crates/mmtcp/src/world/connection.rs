@@ -164,15 +164,15 @@ impl World {
     /// A packet addressed to an end of subflow `of`.
     pub(super) fn deliver_subflow(&mut self, now: SimTime, pkt: PacketId, of: SubflowOf) {
         let packet = *self.packets.get(pkt);
-        let options = *self.packets.options(pkt);
-        self.packets.free(pkt);
         let f = packet.flow.0 as usize;
         let c = of.connection as usize;
         let conn = &mut self.connections[c];
         match packet.to {
             Side::Receiver => {
+                let dss = self.packets.options(pkt).dss;
+                self.packets.free(pkt);
                 let read_before = conn.data_rx.data_ack();
-                let mapping = options.dss.and_then(|d| d.mapping);
+                let mapping = dss.and_then(|d| d.mapping);
                 debug_assert!(!packet.is_data() || mapping.is_some(), "subflow data carries its mapping");
                 if let Some(m) = mapping.filter(|_| packet.is_data()) {
                     conn.data_rx.on_data(now, of.index, m.dsn, m.len, packet.first_sent_at());
@@ -199,6 +199,8 @@ impl World {
                 }
             }
             Side::Sender => {
+                let options = self.packets.copy_options(pkt);
+                self.packets.free(pkt);
                 if let Some(data_ack) = options.dss.and_then(|d| d.data_ack) {
                     conn.data_tx.on_data_ack(data_ack, u64::from(packet.tcp.window));
                 }

@@ -35,7 +35,7 @@ impl World {
             }
             Side::Sender => {
                 // The options outlive the packet (SACK blocks, MP-TCP).
-                let options = *self.packets.options(pkt);
+                let options = self.packets.copy_options(pkt);
                 self.packets.free(pkt);
                 let flow = &mut self.flows[f];
                 let mut ctx =
