@@ -290,6 +290,11 @@ impl Direction {
         pkt
     }
 
+    /// The packet `behind` places behind the head of the pipe (0: the head), if any.
+    pub fn in_pipe(&self, behind: usize) -> Option<PacketId> {
+        self.pipe.get(behind).map(|&(_, pkt)| pkt)
+    }
+
     /// The channel changed the rate. The packet in service keeps the bits already sent.
     pub fn set_rate(&mut self, q: &mut EventQueue<Event>, arena: &PacketArena, now: SimTime, rate_bps: u64) {
         if rate_bps == self.rate_bps {

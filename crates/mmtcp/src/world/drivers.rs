@@ -77,8 +77,14 @@ impl World {
         };
         let mut out = std::mem::take(&mut self.radio_out);
         r.on_event(&mut self.queue, &self.packets, now, what, &mut out);
+        let to = r.to;
         for (pkt, cause) in out.dropped.drain(..) {
             self.drop_packet(pkt, dir, cause);
+        }
+        // The radio read the delivered packets' slots; the options of those addressed to this
+        // node are read one by one as each is delivered, so their loads start together now.
+        for &pkt in &out.delivered {
+            self.packets.prefetch_options_for(pkt, to);
         }
         for pkt in out.delivered.drain(..) {
             self.receive(now, dir, pkt);

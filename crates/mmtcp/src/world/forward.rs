@@ -32,6 +32,15 @@ impl World {
             unreachable!("Arrive for a radio direction")
         };
         let pkt = d.on_arrive(&mut self.queue, now);
+        // The next packets out of the pipe were last touched a propagation delay ago: their
+        // loads start now and overlap this packet's work (the second next's slot, the next's
+        // options, whose slot the previous arrival prefetched).
+        if let Some(second) = d.in_pipe(1) {
+            self.packets.prefetch(second);
+        }
+        if let Some(next) = d.in_pipe(0) {
+            self.packets.prefetch_options_for(next, d.to);
+        }
         self.receive(now, dir, pkt);
     }
 
