@@ -5,15 +5,22 @@
 //! ids, never closures, so the heap holds plain data and never allocates once it has grown to the
 //! run's peak size. Components keep the heap small by scheduling only their *next* event (htsim).
 //!
-//! Every event is pushed and popped once, and the heap of a run holds tens of events: four
-//! children per node halve the levels a pop walks compared with a binary heap (std's
-//! `BinaryHeap`), for three comparisons per level among children that share a cache line or two.
-//! Entries move through a hole (each level copies one entry) rather than by swaps.
+//! Every event is pushed and popped once, so the heap's two walks are the engine's own cost, and
+//! what they pay for most is mispredicted branches. The heap of a run holds tens of events:
+//! four children per node make a pop walk half the levels of a binary heap; the least of four
+//! children is found by a tournament of pairs that compiles to conditional moves; and the
+//! vector keeps [`ARITY`] entries with the greatest key after the live ones, so every node with
+//! a child has four (no branch for a last, partial node). Entries move through a hole (each
+//! level copies one entry) rather than by swaps.
 
 use super::time::SimTime;
 
 /// Children per node of the heap.
 const ARITY: usize = 4;
+
+/// The key of the padding entries after the live ones: above every real key, whose sequence
+/// half never reaches `u64::MAX`.
+const PADDING: u128 = u128::MAX;
 
 /// `key` packs (time, insertion sequence) into one integer, time in the high half, so that one
 /// comparison orders entries.
@@ -32,9 +39,11 @@ impl<E> Entry<E> {
 /// Deterministic event queue. `E` is the simulation's event enum.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    /// The heap: the children of entry `i` are `ARITY * i + 1 ..= ARITY * i + ARITY`; every
-    /// entry's key is below its children's.
+    /// The heap in `heap[..len]`: the children of entry `i` are `ARITY * i + 1 ..= ARITY * i +
+    /// ARITY`, and every entry's key is below its children's. At least [`ARITY`] entries keyed
+    /// [`PADDING`] follow.
     heap: Vec<Entry<E>>,
+    len: usize,
     next_seq: u64,
     now: SimTime,
 }
@@ -51,7 +60,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn with_capacity(capacity: usize) -> Self {
-        EventQueue { heap: Vec::with_capacity(capacity), next_seq: 0, now: SimTime::ZERO }
+        EventQueue { heap: Vec::with_capacity(capacity + ARITY), len: 0, next_seq: 0, now: SimTime::ZERO }
     }
 
     /// The time of the event being processed (the last one popped).
@@ -74,66 +83,67 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let last = self.heap.pop()?;
-        let entry = match self.heap.first() {
-            Some(&first) => {
-                self.sift_down(last);
-                first
-            }
-            None => last,
-        };
-        self.now = entry.time();
-        Some((self.now, entry.event))
+        if self.len == 0 {
+            return None;
+        }
+        let first = self.heap[0];
+        self.len -= 1;
+        let last = self.heap[self.len];
+        self.heap[self.len].key = PADDING;
+        if self.len > 0 {
+            self.sift_down(last);
+        }
+        self.now = first.time();
+        Some((self.now, first.event))
     }
 
     /// The time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.first().map(Entry::time)
+        (self.len > 0).then(|| self.heap[0].time())
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 
     /// Adds `entry` at the bottom and moves it up past the parents whose keys are greater.
     #[inline]
     fn push(&mut self, entry: Entry<E>) {
-        let mut hole = self.heap.len();
-        self.heap.push(entry);
+        if self.heap.len() < self.len + 1 + ARITY {
+            // Grows to the run's peak once; any event does as the padding's payload.
+            self.heap.resize(self.len + 1 + ARITY, Entry { key: PADDING, event: entry.event });
+        }
+        let heap = &mut self.heap[..];
+        let mut hole = self.len;
+        self.len += 1;
         while hole > 0 {
             let parent = (hole - 1) / ARITY;
-            if self.heap[parent].key < entry.key {
+            if heap[parent].key < entry.key {
                 break;
             }
-            self.heap[hole] = self.heap[parent];
+            heap[hole] = heap[parent];
             hole = parent;
         }
-        self.heap[hole] = entry;
+        heap[hole] = entry;
     }
 
-    /// Fills the root (just taken) with `entry`, the former last one: the smallest child moves
-    /// up into the hole until `entry`'s key is below every child's.
+    /// Fills the root (just taken) with `entry`, the former last one: the least child moves up
+    /// into the hole until `entry`'s key is below every child's.
     #[inline]
     fn sift_down(&mut self, entry: Entry<E>) {
         let heap = &mut self.heap[..];
         let mut hole = 0;
         loop {
             let first = ARITY * hole + 1;
-            let end = heap.len().min(first + ARITY);
-            if first >= end {
+            if first >= self.len {
                 break;
             }
-            let mut least = first;
-            for child in first + 1..end {
-                if heap[child].key < heap[least].key {
-                    least = child;
-                }
-            }
+            let least = first + least_of_four(&heap[first..first + ARITY]);
             if entry.key < heap[least].key {
                 break;
             }
@@ -141,6 +151,20 @@ impl<E: Copy> EventQueue<E> {
             hole = least;
         }
         heap[hole] = entry;
+    }
+}
+
+/// The index of the least key among four entries, by a tournament of pairs on the keys
+/// themselves (the two first matches are independent, and no index is loaded through).
+#[inline]
+fn least_of_four<E>(c: &[Entry<E>]) -> usize {
+    let (k0, k1, k2, k3) = (c[0].key, c[1].key, c[2].key, c[3].key);
+    let low = usize::from(k1 < k0);
+    let high = 2 + usize::from(k3 < k2);
+    if k2.min(k3) < k0.min(k1) {
+        high
+    } else {
+        low
     }
 }
 
