@@ -196,6 +196,9 @@ impl DataSender {
     /// The first chunk waiting for re-injection that `subflow` has not carried: its place in
     /// the queue and in `sent`.
     fn reinjection_for(&mut self, subflow: u8) -> Option<(usize, usize)> {
+        if self.reinject.is_empty() {
+            return None; // the common case, asked several times per ACK
+        }
         let k = usize::from(subflow);
         if self.reinject_checked.len() <= k {
             self.reinject_checked.resize(k + 1, 0);
