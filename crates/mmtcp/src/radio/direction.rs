@@ -64,54 +64,61 @@ use crate::event::{Event, RadioEvent};
 use crate::ids::DirId;
 use crate::ids::{NodeId, PacketId};
 use crate::net::link::{DirectionStats, DropCause};
-use crate::net::PacketArena;
 use crate::sim::{Duration, EventQueue, Rng, SimTime};
 use std::collections::VecDeque;
+
+/// A packet held by RLC and its size as offered (the SDU's length), kept here so that counting
+/// delivered bytes does not read the packet, out of the cache since it was queued.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    pkt: PacketId,
+    size: u32,
+}
 
 /// Packets held by RLC, indexed by SDU sequence number.
 #[derive(Debug, Default)]
 struct SduTable {
     base: u64,
-    slots: VecDeque<Option<PacketId>>,
+    slots: VecDeque<Option<Held>>,
     held: usize,
 }
 
 impl SduTable {
-    fn push(&mut self, sn: u64, pkt: PacketId) {
+    fn push(&mut self, sn: u64, held: Held) {
         debug_assert_eq!(sn, self.base + self.slots.len() as u64, "RLC numbers SDUs consecutively");
-        self.slots.push_back(Some(pkt));
+        self.slots.push_back(Some(held));
         self.held += 1;
     }
 
-    /// Inserts `pkt` as SDU `sn`, moving the packets of `sn` and later SNs up by one (an SDU
+    /// Inserts `held` as SDU `sn`, moving the packets of `sn` and later SNs up by one (an SDU
     /// admitted ahead of others in RLC's buffer).
-    fn insert(&mut self, sn: u64, pkt: PacketId) {
+    fn insert(&mut self, sn: u64, held: Held) {
         let i = (sn - self.base) as usize;
         debug_assert!(i <= self.slots.len());
-        self.slots.insert(i, Some(pkt));
+        self.slots.insert(i, Some(held));
         self.held += 1;
     }
 
     /// Takes every packet out (RLC re-establishment) into `out`; the table then starts empty at
     /// SN `base`.
     fn take_all(&mut self, base: u64, out: &mut Vec<PacketId>) {
-        out.extend(self.slots.drain(..).flatten());
+        out.extend(self.slots.drain(..).flatten().map(|h| h.pkt));
         self.held = 0;
         self.base = base;
     }
 
     /// Takes the packet of `sn` out (None if already delivered, lost or never admitted).
-    fn take(&mut self, sn: u64) -> Option<PacketId> {
+    fn take(&mut self, sn: u64) -> Option<Held> {
         let i = sn.checked_sub(self.base)? as usize;
-        let pkt = self.slots.get_mut(i)?.take();
-        if pkt.is_some() {
+        let held = self.slots.get_mut(i)?.take();
+        if held.is_some() {
             self.held -= 1;
         }
         while let Some(None) = self.slots.front() {
             self.slots.pop_front();
             self.base += 1;
         }
-        pkt
+        held
     }
 }
 
@@ -532,10 +539,11 @@ impl RadioDirection {
         };
         match offered {
             Some(sn) => {
+                let held = Held { pkt, size };
                 if position.is_some() {
-                    self.sdus.insert(sn, pkt);
+                    self.sdus.insert(sn, held);
                 } else {
-                    self.sdus.push(sn, pkt);
+                    self.sdus.push(sn, held);
                 }
                 self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.tx.buffered_bytes());
                 self.ensure_slot(q, now);
@@ -553,16 +561,15 @@ impl RadioDirection {
     pub fn on_event(
         &mut self,
         q: &mut EventQueue<Event>,
-        arena: &PacketArena,
         now: SimTime,
         what: RadioEvent,
         out: &mut RadioOutput,
     ) {
         match what {
-            RadioEvent::Slot => self.on_slot(q, arena, now, out),
-            RadioEvent::Decode => self.on_decode(q, arena, now, out),
-            RadioEvent::Status => self.on_status(q, arena, now, out),
-            RadioEvent::Timer => self.on_timer(q, arena, now, out),
+            RadioEvent::Slot => self.on_slot(q, now, out),
+            RadioEvent::Decode => self.on_decode(q, now, out),
+            RadioEvent::Status => self.on_status(q, now, out),
+            RadioEvent::Timer => self.on_timer(q, now, out),
             RadioEvent::Rlf => self.on_rlf(now, out),
             RadioEvent::Report => unreachable!("the world publishes link reports"),
         }
@@ -632,7 +639,7 @@ impl RadioDirection {
         if self.no_arq {
             for i in 0..self.tbs[tb as usize].segments.len() {
                 let sn = self.tbs[tb as usize].segments[i].sn;
-                if let Some(pkt) = self.sdus.take(sn) {
+                if let Some(Held { pkt, .. }) = self.sdus.take(sn) {
                     self.radio.sdus_lost += 1;
                     self.stats.drops_error += 1;
                     out.dropped.push((pkt, DropCause::Error));
@@ -641,13 +648,7 @@ impl RadioDirection {
         }
     }
 
-    fn on_slot(
-        &mut self,
-        q: &mut EventQueue<Event>,
-        arena: &PacketArena,
-        now: SimTime,
-        out: &mut RadioOutput,
-    ) {
+    fn on_slot(&mut self, q: &mut EventQueue<Event>, now: SimTime, out: &mut RadioOutput) {
         self.next_slot = None;
         self.last_slot = Some(now);
         self.account(now);
@@ -676,7 +677,7 @@ impl RadioDirection {
         self.tx.discard_expired(now, &mut expired);
         if !expired.is_empty() {
             self.drop_head_sdus(&expired, out);
-            self.discard(q, arena, now, &expired, out);
+            self.discard(q, now, &expired, out);
         }
         self.sns = expired;
 
@@ -693,7 +694,7 @@ impl RadioDirection {
         } else if self.tx.has_pending() {
             match mcs {
                 None => self.radio.outage_slots += 1,
-                Some(mcs) if self.harq.can_send_new() => self.send_new_tb(q, arena, now, mcs, sinr_db, out),
+                Some(mcs) if self.harq.can_send_new() => self.send_new_tb(q, now, mcs, sinr_db, out),
                 Some(_) => {}
             }
         }
@@ -706,7 +707,6 @@ impl RadioDirection {
     fn send_new_tb(
         &mut self,
         q: &mut EventQueue<Event>,
-        arena: &PacketArena,
         now: SimTime,
         mcs: u8,
         sinr_db: f64,
@@ -731,7 +731,7 @@ impl RadioDirection {
             // had arrived) through the receiver's outcome.
             let head = (self.head_drops() - head_drops_before) as usize;
             self.drop_head_sdus(&dropped[dropped.len() - head..], out);
-            self.discard(q, arena, now, &dropped, out);
+            self.discard(q, now, &dropped, out);
         }
         self.sns = dropped;
         if segments.is_empty() {
@@ -776,7 +776,7 @@ impl RadioDirection {
     /// Frees the packets of SDUs dropped at the head of the buffer (queue drops).
     fn drop_head_sdus(&mut self, sns: &[u64], out: &mut RadioOutput) {
         for &sn in sns {
-            if let Some(pkt) = self.sdus.take(sn) {
+            if let Some(Held { pkt, .. }) = self.sdus.take(sn) {
                 self.stats.drops_queue += 1;
                 out.dropped.push((pkt, DropCause::QueueFull));
             }
@@ -808,13 +808,7 @@ impl RadioDirection {
         }
     }
 
-    fn on_decode(
-        &mut self,
-        q: &mut EventQueue<Event>,
-        arena: &PacketArena,
-        now: SimTime,
-        out: &mut RadioOutput,
-    ) {
+    fn on_decode(&mut self, q: &mut EventQueue<Event>, now: SimTime, out: &mut RadioOutput) {
         // After a radio link failure flushed the pipe, its pending event finds it empty, or
         // headed by a TB due later (whose own event is scheduled).
         if self.decode_pipe.front().is_none_or(|&(at, _)| at != now) {
@@ -831,23 +825,23 @@ impl RadioDirection {
             self.rx.on_segment(now, &seg, &mut outcomes);
         }
         self.release_tb(tb);
-        self.apply_outcomes(arena, &mut outcomes, out);
+        self.apply_outcomes(&mut outcomes, out);
         self.outcomes = outcomes;
         self.send_status(q, now);
     }
 
-    fn apply_outcomes(&mut self, arena: &PacketArena, outcomes: &mut Vec<RxOutcome>, out: &mut RadioOutput) {
+    fn apply_outcomes(&mut self, outcomes: &mut Vec<RxOutcome>, out: &mut RadioOutput) {
         for o in outcomes.drain(..) {
             match o {
                 RxOutcome::Deliver(sn) => {
-                    if let Some(pkt) = self.sdus.take(sn) {
+                    if let Some(Held { pkt, size }) = self.sdus.take(sn) {
                         self.radio.sdus_delivered += 1;
-                        self.radio.sdu_bytes_delivered += arena.get(pkt).size as u64;
+                        self.radio.sdu_bytes_delivered += u64::from(size);
                         out.delivered.push(pkt);
                     }
                 }
                 RxOutcome::Lost(sn) => {
-                    if let Some(pkt) = self.sdus.take(sn) {
+                    if let Some(Held { pkt, .. }) = self.sdus.take(sn) {
                         self.radio.sdus_lost += 1;
                         self.stats.drops_error += 1;
                         out.dropped.push((pkt, DropCause::Error));
@@ -874,13 +868,7 @@ impl RadioDirection {
         }
     }
 
-    fn on_status(
-        &mut self,
-        q: &mut EventQueue<Event>,
-        arena: &PacketArena,
-        now: SimTime,
-        out: &mut RadioOutput,
-    ) {
+    fn on_status(&mut self, q: &mut EventQueue<Event>, now: SimTime, out: &mut RadioOutput) {
         if self.status_pipe.front().is_none_or(|&(at, _)| at != now) {
             return; // flushed by a radio link failure, as in `on_decode`
         }
@@ -893,7 +881,7 @@ impl RadioDirection {
         self.tx.on_status(now, &self.reports[idx], &mut discarded);
         self.free_reports.push(idx);
         if !discarded.is_empty() {
-            self.discard(q, arena, now, &discarded, out);
+            self.discard(q, now, &discarded, out);
         }
         self.sns = discarded;
         if self.tx.has_pending() {
@@ -903,31 +891,18 @@ impl RadioDirection {
 
     /// The transmitter gave up on `sns` (AM max_retx, CoDel): the receiver stops waiting for them
     /// (a simplified move-receiving-window, docs/models/rlc.md).
-    fn discard(
-        &mut self,
-        q: &mut EventQueue<Event>,
-        arena: &PacketArena,
-        now: SimTime,
-        sns: &[u64],
-        out: &mut RadioOutput,
-    ) {
+    fn discard(&mut self, q: &mut EventQueue<Event>, now: SimTime, sns: &[u64], out: &mut RadioOutput) {
         let mut outcomes = std::mem::take(&mut self.outcomes);
         outcomes.clear();
         for &sn in sns {
             self.rx.on_discard(sn, &mut outcomes);
         }
-        self.apply_outcomes(arena, &mut outcomes, out);
+        self.apply_outcomes(&mut outcomes, out);
         self.outcomes = outcomes;
         self.send_status(q, now);
     }
 
-    fn on_timer(
-        &mut self,
-        q: &mut EventQueue<Event>,
-        arena: &PacketArena,
-        now: SimTime,
-        out: &mut RadioOutput,
-    ) {
+    fn on_timer(&mut self, q: &mut EventQueue<Event>, now: SimTime, out: &mut RadioOutput) {
         if self.timer_at != Some(now) {
             return; // superseded by an earlier deadline
         }
@@ -939,7 +914,7 @@ impl RadioDirection {
             let mut outcomes = std::mem::take(&mut self.outcomes);
             outcomes.clear();
             self.rx.on_timer(now, &mut outcomes);
-            self.apply_outcomes(arena, &mut outcomes, out);
+            self.apply_outcomes(&mut outcomes, out);
             self.outcomes = outcomes;
             self.send_status(q, now);
         }
@@ -954,6 +929,7 @@ mod tests {
     use super::*;
     use crate::error::InputContext;
     use crate::net::packet::Packet;
+    use crate::net::PacketArena;
     use crate::radio::amc::AmcConfig;
     use crate::radio::harq::HarqConfig;
     use crate::radio::rlc::RlcConfig;
@@ -1022,7 +998,7 @@ mod tests {
             }
             let (now, event) = q.pop().expect("peeked");
             let Event::Radio { what, .. } = event else { panic!("unexpected {event:?}") };
-            dir.on_event(&mut q, &arena, now, what, &mut out);
+            dir.on_event(&mut q, now, what, &mut out);
             out.delivered.clear();
             assert!(out.dropped.is_empty(), "nothing is dropped: {:?}", out.dropped);
         }

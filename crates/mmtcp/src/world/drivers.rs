@@ -76,13 +76,17 @@ impl World {
             unreachable!("radio event for a wired direction")
         };
         let mut out = std::mem::take(&mut self.radio_out);
-        r.on_event(&mut self.queue, &self.packets, now, what, &mut out);
+        r.on_event(&mut self.queue, now, what, &mut out);
         let to = r.to;
         for (pkt, cause) in out.dropped.drain(..) {
             self.drop_packet(pkt, dir, cause);
         }
-        // The radio read the delivered packets' slots; the options of those addressed to this
-        // node are read one by one as each is delivered, so their loads start together now.
+        // The delivered packets have been out of the cache since they were queued: their slots,
+        // then the options of those addressed to this node (which delivery reads), start loading
+        // together now instead of one by one as each packet is handled.
+        for &pkt in &out.delivered {
+            self.packets.prefetch(pkt);
+        }
         for &pkt in &out.delivered {
             self.packets.prefetch_options_for(pkt, to);
         }
