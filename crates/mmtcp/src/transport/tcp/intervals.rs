@@ -66,6 +66,14 @@ impl IntervalSet {
         if range.is_empty() {
             return;
         }
+        // Most often the range continues the highest one (in-order data behind a hole, a SACK
+        // block growing): it extends that range, without a search.
+        if let Some(last) = self.ranges.back_mut().filter(|last| last.end == range.start) {
+            new_part(range);
+            last.end = range.end;
+            self.covered += range.len();
+            return;
+        }
         // Ranges [first, past) overlap or touch `range`: those before end below its start, those
         // after start above its end. Above the highest range, both are the length at once.
         let (first, past) = match self.ranges.back() {
@@ -96,7 +104,9 @@ impl IntervalSet {
         }
         self.covered += merged.len();
         self.ranges[first] = merged;
-        self.ranges.drain(first + 1..past);
+        if past > first + 1 {
+            self.ranges.drain(first + 1..past);
+        }
     }
 
     /// Forgets everything below `seq` (the cumulative ACK point).
