@@ -12,6 +12,10 @@
 use crate::net::DssMapping;
 use std::collections::VecDeque;
 
+/// How many of the newest mappings [`DssMap::at`] looks at before its general lookup: the
+/// connection maps a few chunks at a time, which the subflow then sends.
+const RECENT_MAPPINGS: usize = 4;
+
 #[derive(Clone, Debug, Default)]
 pub struct DssMap {
     /// Subflow sequence number one past the last mapped byte.
@@ -30,11 +34,22 @@ impl DssMap {
         self.end += u64::from(len);
     }
 
-    /// The mapping of the segment that starts at subflow sequence number `ssn`. Chunks are
-    /// mostly one full segment each, so the mapping usually sits at (ssn − first) / stride, the
-    /// stride being the first mapping's length; that guess is checked, and a binary search runs
-    /// only when it misses (as the scoreboard finds its segments).
+    /// The mapping of the segment that starts at subflow sequence number `ssn`. New data's is
+    /// among the newest few. For older data (a retransmission): chunks are mostly one full
+    /// segment each, so the mapping usually sits at (ssn − first) / stride, the stride being the
+    /// first mapping's length; that guess is checked, and a binary search runs only when it
+    /// misses (as the scoreboard finds its segments).
     pub fn at(&self, ssn: u64) -> Option<DssMapping> {
+        // New data goes out as soon as it is mapped: its mapping is among the last few, found
+        // without the division below.
+        for m in self.mappings.iter().rev().take(RECENT_MAPPINGS) {
+            if m.ssn <= ssn {
+                if m.ssn == ssn {
+                    return Some(*m);
+                }
+                break;
+            }
+        }
         let first = self.mappings.front()?;
         let stride = u64::from(first.len.max(1));
         let guess = ssn.checked_sub(first.ssn).map(|d| d / stride);
@@ -79,5 +94,18 @@ mod tests {
         assert_eq!(map.outstanding().map(|m| m.dsn).collect::<Vec<_>>(), vec![9000, 6000]);
         map.release_below(2400);
         assert_eq!(map.outstanding().count(), 0);
+    }
+
+    #[test]
+    fn old_mappings_are_found_beyond_the_newest_few() {
+        let mut map = DssMap::new();
+        for k in 0..10 {
+            map.push(100_000 + 1000 * k, if k == 3 { 500 } else { 1000 });
+        }
+        // ssn of mapping k: 1000 k, less 500 from k = 4 on.
+        assert_eq!(map.at(2000), Some(DssMapping { dsn: 102_000, ssn: 2000, len: 1000 }), "the guess");
+        assert_eq!(map.at(4500), Some(DssMapping { dsn: 105_000, ssn: 4500, len: 1000 }), "the search");
+        assert_eq!(map.at(8500), Some(DssMapping { dsn: 109_000, ssn: 8500, len: 1000 }), "the newest");
+        assert_eq!(map.at(6000), None, "inside a mapping");
     }
 }
