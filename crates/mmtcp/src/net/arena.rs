@@ -62,12 +62,17 @@ impl PacketArena {
     }
 
     /// Stores `packet` with TCP `options` (none: the same as [`Self::alloc`]); its size grows by
-    /// the options' bytes.
-    pub fn alloc_with(&mut self, packet: Packet, options: &TcpOptions) -> PacketId {
-        let id = self.alloc(packet);
-        if !options.is_empty() {
-            self.set_options(id, options);
+    /// the options' bytes. (A new packet has no options to replace: this is [`Self::set_options`]
+    /// without reading the old ones.)
+    #[inline]
+    pub fn alloc_with(&mut self, mut packet: Packet, options: &TcpOptions) -> PacketId {
+        if options.is_empty() {
+            return self.alloc(packet);
         }
+        packet.size = (u32::from(packet.size) + options.bytes()) as u16;
+        let id = self.alloc(packet);
+        let ext = self.ext_of(id);
+        self.exts[ext.0 as usize].0.assign(options);
         id
     }
 
