@@ -376,8 +376,9 @@ impl RadioDirection {
     /// before `now` and were not counted by their slot event (the direction was idle in them).
     /// Call before any change of the SINR or the buffer.
     fn account(&mut self, now: SimTime) {
-        let k = now.0.div_ceil(self.timing.slot.0);
-        if k > self.slots_counted {
+        // No slot started since the last call (most calls: one per packet admitted): no division.
+        if now.0 > self.slots_counted.saturating_mul(self.timing.slot.0) {
+            let k = now.0.div_ceil(self.timing.slot.0);
             let own = match &self.tdd {
                 Some(t) => t.own_before(k) - t.own_before(self.slots_counted),
                 None => k - self.slots_counted,
