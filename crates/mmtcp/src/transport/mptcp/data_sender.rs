@@ -194,11 +194,17 @@ impl DataSender {
     }
 
     /// The first chunk waiting for re-injection that `subflow` has not carried: its place in
-    /// the queue and in `sent`.
+    /// the queue and in `sent`. Inlined for its common answer, asked several times per ACK:
+    /// nothing waits.
+    #[inline]
     fn reinjection_for(&mut self, subflow: u8) -> Option<(usize, usize)> {
         if self.reinject.is_empty() {
-            return None; // the common case, asked several times per ACK
+            return None;
         }
+        self.search_reinjection(subflow)
+    }
+
+    fn search_reinjection(&mut self, subflow: u8) -> Option<(usize, usize)> {
         let k = usize::from(subflow);
         if self.reinject_checked.len() <= k {
             self.reinject_checked.resize(k + 1, 0);
