@@ -245,9 +245,15 @@ impl AckManager {
             // In sequence order, not arrival order: the server's repair of a hole lost before
             // the proxy arrives after data above it, which the mobile's window may hold back
             // until the repair is delivered (behind that data it would wait for ever).
+            // Data in order goes at the back without a search through the arena.
             let packets = &*ctx.packets;
-            let at = f.held.partition_point(|&other| packets.get(other).tcp.seq < seg.start);
-            f.held.insert(at, id);
+            let in_order = f.held.back().is_none_or(|&last| packets.get(last).tcp.seq < seg.start);
+            if in_order {
+                f.held.push_back(id);
+            } else {
+                let at = f.held.partition_point(|&other| packets.get(other).tcp.seq < seg.start);
+                f.held.insert(at, id);
+            }
             self.held_bytes += seg.len();
             self.send_ack(ctx, flow);
             self.release(ctx);
