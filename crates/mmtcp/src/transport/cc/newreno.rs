@@ -318,17 +318,25 @@ mod tests {
     const MSS: u64 = 1000;
     const RTT: Duration = Duration::from_millis(20);
 
-    fn reno(initial_segments: u64) -> NewReno {
-        NewReno::new(MSS as u32, initial_segments * MSS)
+    fn counting_reno(counting: Counting, initial_segments: u64) -> NewReno {
+        NewReno::with_counting(MSS as u32, initial_segments * MSS, counting)
     }
 
-    /// A NewReno already in congestion avoidance at `segments` (a congestion event at twice that
-    /// flight; cwnd = ssthresh = `segments`).
-    fn reno_in_ca(segments: u64) -> NewReno {
-        let mut cc = reno(2 * segments);
+    fn reno(initial_segments: u64) -> NewReno {
+        counting_reno(Counting::Bytes, initial_segments)
+    }
+
+    /// A NewReno counting as `counting`, already in congestion avoidance at `segments` (a
+    /// congestion event at twice that flight; cwnd = ssthresh = `segments`).
+    fn counting_reno_in_ca(counting: Counting, segments: u64) -> NewReno {
+        let mut cc = counting_reno(counting, 2 * segments);
         cc.on_congestion_event(SimTime::ZERO, 2 * segments * MSS);
         cc.on_recovery_exit(SimTime::ZERO);
         cc
+    }
+
+    fn reno_in_ca(segments: u64) -> NewReno {
+        counting_reno_in_ca(Counting::Bytes, segments)
     }
 
     // ---- slow start ---------------------------------------------------------------------------
@@ -485,15 +493,11 @@ mod tests {
     // ---- ns-3's per-ACK counting (`ns3` profile) ----------------------------------------------
 
     fn ns3_reno(initial_segments: u64) -> NewReno {
-        NewReno::with_counting(MSS as u32, initial_segments * MSS, Counting::Ns3Acks)
+        counting_reno(Counting::Ns3Acks, initial_segments)
     }
 
-    /// Congestion avoidance at `segments` under ns-3's counting (cwnd = ssthresh).
     fn ns3_reno_in_ca(segments: u64) -> NewReno {
-        let mut cc = ns3_reno(2 * segments);
-        cc.on_congestion_event(SimTime::ZERO, 2 * segments * MSS);
-        cc.on_recovery_exit(SimTime::ZERO);
-        cc
+        counting_reno_in_ca(Counting::Ns3Acks, segments)
     }
 
     #[test]

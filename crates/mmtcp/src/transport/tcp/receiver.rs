@@ -540,6 +540,14 @@ mod tests {
             })
         }
 
+        /// A receiver on the `ns3` profile's defaults (NewReno).
+        fn ns3() -> Harness {
+            Harness::with_config(TcpConfig {
+                mss: crate::units::Bytes(MSS as u64),
+                ..super::super::Profile::Ns3.defaults(crate::transport::cc::CcKind::NewReno)
+            })
+        }
+
         fn with_config(cfg: TcpConfig) -> Harness {
             Harness {
                 rx: TcpReceiver::new(
@@ -621,11 +629,7 @@ mod tests {
     #[test]
     fn test_ns3_profile_acks_the_first_data_segment_at_once() {
         // ns-3's TcpSocketBase: m_delAckCount = m_delAckMaxCount once established.
-        let cfg = TcpConfig {
-            mss: crate::units::Bytes(MSS as u64),
-            ..super::super::Profile::Ns3.defaults(crate::transport::cc::CcKind::NewReno)
-        };
-        let mut h = Harness::with_config(cfg);
+        let mut h = Harness::ns3();
         let first = h.segment(0);
         assert_eq!(first.len(), 1, "the first segment is acknowledged at once");
         assert_eq!(first[0].ack, MSS as u64);
@@ -635,11 +639,7 @@ mod tests {
 
     #[test]
     fn test_ns3_profile_download_acks_the_first_data_segment_after_the_handshake_at_once() {
-        let cfg = TcpConfig {
-            mss: crate::units::Bytes(MSS as u64),
-            ..super::super::Profile::Ns3.defaults(crate::transport::cc::CcKind::NewReno)
-        };
-        let mut h = Harness::with_config(cfg);
+        let mut h = Harness::ns3();
         h.rx.opener = Opener::Receiver;
         let mut ctx = TcpCtx { now: h.now, packets: &mut h.packets, out: &mut h.out, timers: &mut h.timers };
         h.rx.open(&mut ctx);
