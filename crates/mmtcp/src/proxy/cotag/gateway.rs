@@ -19,10 +19,14 @@
 //! The gateway feeds its ways to the access points itself ([`PacketProcessor::paces`]): each time
 //! a way finishes a packet it takes the next one. §4.3 leaves the "scheduling policy" open; two,
 //! both ours ([`Split`]): `pull` lets the split follow the rates of the gateway's own links;
-//! `rate` (default) caps each way at its share of the cohort's packets (`redundancy`·n_k), in
-//! proportion to the rate its access point's link to the device has at kT (largest remainders).
-//! With fast wired ways `pull` splits evenly, and an access point on a slow link gets more high
-//! priority packets than it can forward in its period. Each coded
+//! `rate` (default) gives each way quotas in proportion to the rate its access point's link to
+//! the device has at kT (largest remainders): of the n_k high-priority packets, and of the
+//! `redundancy`·n_k − n_k low-priority ones. A way takes high-priority packets while under its
+//! high quota, then low-priority ones while under its low quota, so that each access point gets
+//! the high-priority packets its link can forward, not more (with one quota for both, ways that
+//! pull alternately split the high-priority packets evenly, and the slower access point gave up
+//! its excess). With fast wired ways `pull` splits evenly, and an access point on a slow link gets
+//! more high priority packets than it can forward in its period. Each coded
 //! packet is as large as the largest source of its generation, plus the COTAG header
 //! ([`header::wire_bytes`]) when `header_on_wire` is on.
 //!
@@ -87,13 +91,15 @@ struct Sending {
     generations: Vec<(FlowId, u16, Packet, u16)>,
     high_sent: usize,
     low_sent: usize,
-    /// At most this many packets of the cohort in all (`redundancy`·n_k, at least n_k).
-    limit: usize,
+    /// Low-priority packets of the cohort at most (`redundancy`·n_k − n_k).
+    low_limit: usize,
     /// Per way, whether it carried a packet of the cohort.
     carried: Vec<bool>,
-    /// Per way, packets of the cohort sent, and the most it may send.
-    sent: Vec<usize>,
-    quota: Vec<usize>,
+    /// Per way, high- and low-priority packets of the cohort sent, and the most it may send.
+    high_by: Vec<usize>,
+    low_by: Vec<usize>,
+    high_quota: Vec<usize>,
+    low_quota: Vec<usize>,
 }
 
 impl Sending {
@@ -221,6 +227,7 @@ impl CotagGateway {
             self.p.store.borrow_mut().put(k, sources);
             // Only the cohort of the last boundary passed is still in its interval.
             if k + 1 == now_label {
+                let ways = self.p.ways.len();
                 self.sending = Some(Sending {
                     label: k,
                     end: self.boundary(k + 1),
@@ -228,10 +235,12 @@ impl CotagGateway {
                     generations,
                     high_sent: 0,
                     low_sent: 0,
-                    limit,
-                    carried: vec![false; self.p.ways.len()],
-                    sent: vec![0; self.p.ways.len()],
-                    quota: self.quotas(ctx, limit),
+                    low_limit: limit - n,
+                    carried: vec![false; ways],
+                    high_by: vec![0; ways],
+                    low_by: vec![0; ways],
+                    high_quota: self.quotas(ctx, n),
+                    low_quota: self.quotas(ctx, limit - n),
                 });
             } else {
                 self.stats.high_not_sent += n as u64;
@@ -241,33 +250,13 @@ impl CotagGateway {
         passed
     }
 
-    /// Per way, the most packets of a cohort of `limit` packets it may send.
+    /// Per way, the most of `limit` packets (of one priority) it may send.
     fn quotas(&self, ctx: &ProcCtx, limit: usize) -> Vec<usize> {
-        let ways = self.p.ways.len();
         let rates: Vec<u64> = match self.p.split {
-            Split::Pull => return vec![limit; ways],
+            Split::Pull => return vec![limit; self.p.ways.len()],
             Split::Rate => self.p.access.iter().map(|&d| ctx.dirs[d.0 as usize].rate_bps()).collect(),
         };
-        let total: u128 = rates.iter().map(|&r| u128::from(r)).sum();
-        if total == 0 {
-            return vec![limit; ways];
-        }
-        // Largest remainders, ties to the lower way index: the shares add up to `limit`.
-        let exact: Vec<(usize, u128)> = rates
-            .iter()
-            .map(|&r| {
-                let x = limit as u128 * u128::from(r);
-                ((x / total) as usize, x % total)
-            })
-            .collect();
-        let mut quota: Vec<usize> = exact.iter().map(|&(q, _)| q).collect();
-        let mut order: Vec<usize> = (0..ways).collect();
-        order.sort_by(|&a, &b| exact[b].1.cmp(&exact[a].1).then(a.cmp(&b)));
-        let short = limit - quota.iter().sum::<usize>();
-        for &w in order.iter().take(short) {
-            quota[w] += 1;
-        }
-        quota
+        shares(&rates, limit)
     }
 
     /// Gives every way with nothing queued its next packet, starting with a different way each
@@ -312,14 +301,16 @@ impl CotagGateway {
     /// Sends the next packet of the cohort in its interval on way `w`, if any is due.
     fn feed(&mut self, ctx: &mut ProcCtx, w: usize) {
         let Some(s) = self.sending.as_mut() else { return };
-        if ctx.now >= s.end || s.sent[w] >= s.quota[w] {
+        if ctx.now >= s.end {
             return;
         }
-        let (gen, priority) = if s.high_sent < s.size() {
+        let (gen, priority) = if s.high_sent < s.size() && s.high_by[w] < s.high_quota[w] {
             s.high_sent += 1;
+            s.high_by[w] += 1;
             (s.order[s.high_sent - 1], Priority::High)
-        } else if s.high_sent + s.low_sent < s.limit {
+        } else if s.low_sent < s.low_limit && s.low_by[w] < s.low_quota[w] {
             s.low_sent += 1;
+            s.low_by[w] += 1;
             (s.order[(s.low_sent - 1) % s.size()], Priority::Low)
         } else {
             return;
@@ -337,7 +328,6 @@ impl CotagGateway {
             _ => self.way_stats[w].low += 1,
         }
         s.carried[w] = true;
-        s.sent[w] += 1;
         ctx.send_via(pkt, self.p.ways[w]);
     }
 
@@ -345,6 +335,30 @@ impl CotagGateway {
     fn is_for_device(&self, p: &Packet) -> bool {
         p.dst == self.p.device && p.to == Side::Receiver && p.tcp.len > 0
     }
+}
+
+/// `count` split in proportion to `rates` by largest remainders, ties to the lower index: the
+/// shares add up to `count` (all of it to each when every rate is 0).
+fn shares(rates: &[u64], count: usize) -> Vec<usize> {
+    let total: u128 = rates.iter().map(|&r| u128::from(r)).sum();
+    if total == 0 {
+        return vec![count; rates.len()];
+    }
+    let exact: Vec<(usize, u128)> = rates
+        .iter()
+        .map(|&r| {
+            let x = count as u128 * u128::from(r);
+            ((x / total) as usize, x % total)
+        })
+        .collect();
+    let mut share: Vec<usize> = exact.iter().map(|&(q, _)| q).collect();
+    let mut order: Vec<usize> = (0..rates.len()).collect();
+    order.sort_by(|&a, &b| exact[b].1.cmp(&exact[a].1).then(a.cmp(&b)));
+    let short = count - share.iter().sum::<usize>();
+    for &w in order.iter().take(short) {
+        share[w] += 1;
+    }
+    share
 }
 
 impl PacketProcessor for CotagGateway {
@@ -408,5 +422,22 @@ impl PacketProcessor for CotagGateway {
             "high_not_sent": self.stats.high_not_sent,
             "ways": ways,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shares;
+
+    #[test]
+    fn test_shares_are_proportional_by_largest_remainders() {
+        assert_eq!(shares(&[3, 10], 130), [30, 100]);
+        assert_eq!(shares(&[3, 10], 65), [15, 50]);
+        // 7 · 1/3 = 2.33, 7 · 2/3 = 4.67: the larger remainder gets the leftover packet.
+        assert_eq!(shares(&[1, 2], 7), [2, 5]);
+        // Equal remainders: the lower index.
+        assert_eq!(shares(&[1, 1], 3), [2, 1]);
+        assert_eq!(shares(&[0, 5], 4), [0, 4], "a way whose link carries nothing gets nothing");
+        assert_eq!(shares(&[0, 0], 4), [4, 4], "no rate known: each way may take all");
     }
 }

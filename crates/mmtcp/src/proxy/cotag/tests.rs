@@ -213,12 +213,45 @@ fn test_gateway_rate_split_gives_each_way_its_access_links_share_of_the_cohort()
         h.call(1, None, |ctx| gw.on_ready(ctx, WAY2));
     }
     let out = h.take_out();
-    // 8 sources, limit ⌊1.5·8⌋ = 12, split 1 : 3 → 3 on way 1 and 9 on way 2.
+    // 8 sources, limit ⌊1.5·8⌋ = 12, split 1 : 3: high 2 / 6, low 1 / 3.
     let on = |w| out.iter().filter(|(_, _, via)| *via == Some(w)).count();
     assert_eq!((on(WAY1), on(WAY2)), (3, 9));
     let high = out.iter().filter(|(hd, _, _)| hd.priority == Priority::High).count();
-    assert_eq!(high, 8, "every source goes out once at high priority first");
-    assert_eq!(gw.summary()["ways"][0]["high"], 3, "way 1 alternated with way 2 until its share ran out");
+    assert_eq!(high, 8, "every source goes out once at high priority");
+    let ways = &gw.summary()["ways"];
+    assert_eq!((ways[0]["high"].as_u64(), ways[0]["low"].as_u64()), (Some(2), Some(1)));
+    assert_eq!((ways[1]["high"].as_u64(), ways[1]["low"].as_u64()), (Some(6), Some(3)));
+}
+
+#[test]
+fn test_gateway_rate_split_gives_the_slower_way_only_its_share_of_the_high_priority_packets() {
+    // Issue 27: with one quota for both priorities, ways pulling alternately split the high
+    // priority packets evenly until the slower way's quota ran out (34.6 % where its rate share
+    // was 23 %), and its access point gave up the excess. Rates 3 : 10, n_k = 130, redundancy
+    // 1.5 (limit 195): high 30 / 100, low 15 / 50, whichever way asks first.
+    for first in [WAY1, WAY2] {
+        let store = Rc::new(RefCell::new(SourceStore::default()));
+        let mut gw = gateway(store, 1.5, false);
+        let mut h = Harness::new();
+        h.dirs[2] = wired_at(2, 2, 4, 3_000_000_000);
+        h.dirs[3] = wired_at(3, 3, 4, 10_000_000_000);
+        h.now = ms(0.5);
+        for seq in 0..130 {
+            let pkt = h.data(0, seq);
+            h.call(1, Some(CORE), |ctx| gw.on_packet(ctx, pkt));
+        }
+        h.now = ms(1.0);
+        h.call(1, None, |ctx| gw.on_timer(ctx, 0));
+        let second = if first == WAY1 { WAY2 } else { WAY1 };
+        for _ in 0..200 {
+            h.call(1, None, |ctx| gw.on_ready(ctx, first));
+            h.call(1, None, |ctx| gw.on_ready(ctx, second));
+        }
+        let ways = &gw.summary()["ways"];
+        let split = |w: usize| (ways[w]["high"].as_u64().unwrap(), ways[w]["low"].as_u64().unwrap());
+        assert_eq!((split(0), split(1)), ((30, 15), (100, 50)), "{first:?} asking first");
+        assert_eq!(gw.summary()["high_not_sent"], 0);
+    }
 }
 
 #[test]
