@@ -797,3 +797,16 @@ fn a_seed_beyond_what_toml_holds_is_refused() {
     let options = RunOptions { seed: Some(i64::MAX as u64), ..RunOptions::default() };
     assert!(validate(&source, &options).unwrap().contains("seed = 9223372036854775807"));
 }
+
+#[test]
+fn a_stateful_processor_with_an_mptcp_flow_names_the_processor() {
+    // Spraying may carry MP-TCP subflows (tests/cotag.rs); a PEP keeps per-flow state of plain
+    // TCP flows and is refused beside an MP-TCP flow.
+    let text = BASE
+        .replace("name = \"server\"\n", "name = \"server\"\nprocessors = [{ kind = \"pep\" }]\n")
+        .replace("to = \"ue\"\n", "to = \"ue\"\ntransport = { kind = \"mptcp\", subflows = [{}, {}] }\n");
+    let e = check(&text);
+    assert_eq!(e.field, "node[0].processors[0]");
+    assert!(e.message.contains("\"pep\"") && e.message.contains("only \"spray\""), "{e}");
+    assert!(e.message.contains("flow[0]"), "{e}");
+}

@@ -299,3 +299,32 @@ fn the_rate_split_gives_the_slower_access_point_no_more_high_priority_packets_th
         assert_eq!(u(&processor(&out, ap)["dropped_high"]), 0, "{ap}");
     }
 }
+
+#[test]
+fn an_mptcp_connection_sprayed_by_the_gateway_delivers_every_byte_once() {
+    // MP-TCP without direct access to the access points (Wu et al. §5's reading): both subflows
+    // follow the route, and the gateway sprays their segments over both access points.
+    let scenario = network(false, 2, CONSTANT)
+        .replace("forward = { loss = 0.001 }\n", "")
+        .replacen(
+            "name = \"gw\"\nprocessors = []",
+            "name = \"gw\"\nprocessors = [{ kind = \"spray\", device = \"d\", ways = [\"a1\", \"a2\"] }]",
+            1,
+        )
+        .replace(
+            "transport = { cc = \"cubic\" }",
+            "transport = { kind = \"mptcp\", cc = \"cubic\", subflows = [{}, {}] }",
+        );
+    let out = run_toml(&scenario);
+    for f in out.summary["flows"].as_array().unwrap() {
+        // In order at the application, each byte counted once.
+        assert_eq!(u(&f["bytes_delivered"]), 10_000_000, "{f}");
+        let subflows = f["subflows"].as_array().unwrap();
+        assert!(
+            subflows.iter().all(|s| u(&s["bytes_delivered"]) > 1_000_000),
+            "both subflows carry data: {f}"
+        );
+    }
+    let (a, b) = way_counts(&out);
+    assert!(a.abs_diff(b) <= 2 && a > 5_000, "both subflows' segments in turn over both ways: {a} {b}");
+}
