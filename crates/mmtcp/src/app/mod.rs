@@ -5,8 +5,10 @@
 //! - `download`: the receiver connects and the sender writes `size` bytes as fast as the socket
 //!   takes them (wget); the flow's completion time runs from the receiver's SYN to the last byte
 //!   delivered.
-//! - `onoff`: bursts at `rate` during `on` periods separated by silent `off` periods, with fixed
-//!   or exponentially distributed durations (AR/VR-like traffic, Wu et al.'s bursts).
+//! - `onoff`: bursts at `rate` during `on` periods separated by `off` periods, silent or at
+//!   `off_rate`, with fixed or exponentially distributed durations (AR/VR-like traffic, Wu et
+//!   al.'s bursts; with `off_rate` and `first = "off"`, flows already running that step up, Wu et
+//!   al.'s "changes from approximately 600 Mbps to 2 Gbps").
 //! - `relay`: a splice proxy at a gateway (Wu et al. §5.2.3 runs MP-TCP "at the gateway"): it
 //!   reads what another flow delivers in order into a buffer of `buffer` bytes and writes from
 //!   that buffer into its own flow whenever the send buffer has room. The world feeds it
@@ -53,6 +55,12 @@ pub enum AppConfig {
         off: Time,
         /// Sending rate during a burst.
         rate: Rate,
+        /// Sending rate during a silence; silent when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        off_rate: Option<Rate>,
+        /// The period the flow starts with.
+        #[serde(default)]
+        first: OnOffPeriod,
         #[serde(default)]
         distribution: DurationDistribution,
     },
@@ -63,6 +71,15 @@ pub enum AppConfig {
         #[serde(default = "default_relay_buffer")]
         buffer: Bytes,
     },
+}
+
+/// An `onoff` application's periods.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnOffPeriod {
+    #[default]
+    On,
+    Off,
 }
 
 impl Default for AppConfig {
@@ -106,8 +123,14 @@ impl AppConfig {
                 }
                 Ok(())
             }
-            AppConfig::Onoff { on, off, rate, .. } => {
+            AppConfig::Onoff { on, off, rate, off_rate, .. } => {
                 positive_rate("rate", rate)?;
+                if off_rate.is_some_and(|r| r.0 == 0) {
+                    return Err((
+                        "off_rate",
+                        "must be greater than 0bps (leave it out for silent off periods)".into(),
+                    ));
+                }
                 if on.0 == Duration::ZERO {
                     return Err(("on", "must be greater than 0s".into()));
                 }
@@ -187,6 +210,9 @@ struct OnOffState {
     on_len: Duration,
     off_len: Duration,
     distribution: DurationDistribution,
+    /// The pacer's interval in a burst, and in a silence (`None`: silent).
+    on_interval: Duration,
+    off_interval: Option<Duration>,
 }
 
 /// What the application did when asked to write.
@@ -206,14 +232,17 @@ impl App {
             AppConfig::Bulk { rate_limit: None, .. }
             | AppConfig::Download { .. }
             | AppConfig::Relay { .. } => (None, None),
-            AppConfig::Onoff { on, off, rate, distribution } => (
+            AppConfig::Onoff { on, off, rate, off_rate, first, distribution } => (
                 Some(Pacer::new(chunk, rate.0, start)),
+                // The state before the flow's start: its first period begins at `start`.
                 Some(OnOffState {
-                    on: false,
+                    on: *first == OnOffPeriod::Off,
                     period_end: start,
                     on_len: on.0,
                     off_len: off.0,
                     distribution: *distribution,
+                    on_interval: Duration::transmission(chunk * 8, rate.0),
+                    off_interval: off_rate.map(|r| Duration::transmission(chunk * 8, r.0)),
                 }),
             ),
         };
@@ -267,14 +296,15 @@ impl App {
             let (on, end, on_len, off_len, distribution) =
                 (state.on, state.period_end, state.on_len, state.off_len, state.distribution);
             let next_on = !on;
+            let interval = if next_on { Some(state.on_interval) } else { state.off_interval };
             let len = distribution.draw(if next_on { on_len } else { off_len }, &mut self.rng);
             let state = self.onoff.as_mut().expect("checked above");
             state.on = next_on;
             state.period_end = end + len;
-            if next_on {
-                if let Some(p) = self.pacer.as_mut() {
-                    p.next_due = end;
-                }
+            // A period with a rate starts its pacing at its start.
+            if let (Some(interval), Some(p)) = (interval, self.pacer.as_mut()) {
+                p.interval = interval;
+                p.next_due = end;
             }
         }
     }
@@ -293,9 +323,9 @@ impl App {
         if remaining == 0 {
             return Write::default();
         }
-        let period_end = self.onoff.as_ref().map(|s| (s.on, s.period_end));
+        let period_end = self.onoff.as_ref().map(|s| (s.on || s.off_interval.is_some(), s.period_end));
         if let Some((false, end)) = period_end {
-            return Write { bytes: 0, wake: Some(end) };
+            return Write { bytes: 0, wake: Some(end) }; // a silence
         }
         let Some(pacer) = self.pacer.as_mut() else {
             let bytes = space.min(remaining);
@@ -395,6 +425,8 @@ mod tests {
             on: Time(Duration::from_millis(10)),
             off: Time(Duration::from_millis(30)),
             rate: Rate(8_000_000),
+            off_rate: None,
+            first: OnOffPeriod::On,
             distribution: DurationDistribution::Fixed,
         };
         let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng());
@@ -404,11 +436,41 @@ mod tests {
     }
 
     #[test]
+    fn onoff_with_an_off_rate_starting_off_steps_up_from_a_running_rate() {
+        // Wu et al.'s warm reading: 600 Mbit/s for 1 s, then 2 Gbit/s for 2 s (scaled: 1 and 4
+        // chunks per ms). 1000 chunks in the first second, then 8000 over [1 s, 3 s).
+        let cfg: AppConfig = toml::from_str(
+            "kind = \"onoff\"\non = \"2s\"\noff = \"1s\"\nrate = \"32Mbps\"\noff_rate = \"8Mbps\"\nfirst = \"off\"",
+        )
+        .unwrap();
+        let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng());
+        let (first, _) = run(&mut app, SimTime::ZERO + Duration::from_micros(999_999), u64::MAX);
+        assert_eq!(first, 1000 * 1000, "one chunk per ms while off");
+        let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng());
+        let (three, _) = run(&mut app, SimTime::ZERO + Duration::from_micros(2_999_999), u64::MAX);
+        assert_eq!(three - first, 8000 * 1000, "four chunks per ms in the burst");
+        // Starting on (the default), the same app bursts first.
+        let on_first = AppConfig::Onoff {
+            on: Time(Duration::from_secs(2)),
+            off: Time(Duration::from_secs(1)),
+            rate: Rate(32_000_000),
+            off_rate: Some(Rate(8_000_000)),
+            first: OnOffPeriod::On,
+            distribution: DurationDistribution::Fixed,
+        };
+        let mut app = App::new(&on_first, 1000, SimTime::ZERO, rng());
+        let (burst, _) = run(&mut app, SimTime::ZERO + Duration::from_micros(999_999), u64::MAX);
+        assert_eq!(burst, 4000 * 1000);
+    }
+
+    #[test]
     fn onoff_exponential_mean_duty_cycle() {
         let cfg = AppConfig::Onoff {
             on: Time(Duration::from_millis(10)),
             off: Time(Duration::from_millis(30)),
             rate: Rate(8_000_000),
+            off_rate: None,
+            first: OnOffPeriod::On,
             distribution: DurationDistribution::Exponential,
         };
         let mut app = App::new(&cfg, 1000, SimTime::ZERO, rng());
@@ -446,9 +508,20 @@ mod tests {
             on: Time(Duration::ZERO),
             off: Time(Duration::from_secs(1)),
             rate: Rate(1),
+            off_rate: None,
+            first: OnOffPeriod::On,
             distribution: DurationDistribution::Fixed,
         };
         assert_eq!(bad.validate().unwrap_err().0, "on");
+        let silent_rate = AppConfig::Onoff {
+            on: Time(Duration::from_secs(1)),
+            off: Time(Duration::from_secs(1)),
+            rate: Rate(1),
+            off_rate: Some(Rate(0)),
+            first: OnOffPeriod::On,
+            distribution: DurationDistribution::Fixed,
+        };
+        assert_eq!(silent_rate.validate().unwrap_err().0, "off_rate");
         assert_eq!(AppConfig::Download { size: Bytes(0) }.validate().unwrap_err().0, "size");
     }
 
