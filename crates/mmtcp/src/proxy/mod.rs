@@ -31,7 +31,7 @@
 //! Processors: [`pep`] (RFC 3135 early-ACK proxy, Kim et al.'s baseline), [`mmpep`] (Kim et al.
 //! §III), [`bdp`] (Drago et al. §III, reactive and proactive, control and split deployments),
 //! [`cotag`] (Wu et al.'s gateway, access point and device, Algorithms 1–3) and [`spray`] (Wu et
-//! al.'s sprayed baseline).
+//! al.'s sprayed baseline; the only processor that also takes MP-TCP subflows).
 
 pub mod batch;
 pub mod bdp;
