@@ -87,6 +87,12 @@ impl ProcessorConfig {
         }
     }
 
+    /// Whether the processor may see MP-TCP subflows: only one that keeps no per-flow state of
+    /// plain TCP flows (spraying re-routes data segments whatever their flow).
+    pub fn takes_mptcp_subflows(&self) -> bool {
+        matches!(self, ProcessorConfig::Spray(_))
+    }
+
     /// Range checks and cross-references (the radio link a processor names), then the processor.
     pub fn build(&self, env: &ProcessorEnv) -> Result<Box<dyn PacketProcessor>, InputError> {
         match self {

@@ -278,15 +278,12 @@ pub fn resolve(s: &mut Scenario, file: &str) -> Result<(), InputError> {
         ));
     }
     resolve_relays(&s.flows, &flow_names).map_err(|(field, m)| err(field, m))?;
-    // Spraying keeps no per-flow state (it re-routes data segments toward a device, whatever
-    // their flow), so it may carry MP-TCP subflows: MP-TCP without direct access to the access
-    // points (Wu et al. §5). The other processors keep per-flow state of plain TCP flows.
+    // A sprayed MP-TCP connection is MP-TCP without direct access to the access points (Wu et
+    // al. §5); the other processors keep per-flow state of plain TCP flows.
     if let Some(i) = s.flows.iter().position(|f| f.transport.kind == TransportKind::Mptcp) {
         let stateful = s.nodes.iter().enumerate().find_map(|(n, node)| {
-            node.processors
-                .iter()
-                .position(|c| c.kind() != "spray")
-                .map(|k| (n, k, node.processors[k].kind()))
+            let k = node.processors.iter().position(|c| !c.takes_mptcp_subflows())?;
+            Some((n, k, node.processors[k].kind()))
         });
         if let Some((n, k, kind)) = stateful {
             return Err(err(
