@@ -43,7 +43,7 @@
 //! The source packets themselves go to the [`SourceStore`] the device takes them from when it
 //! decides the cohort (the payload a real coded packet carries).
 
-use super::header::{self, CodedHeader, Priority};
+use super::header::{self, CodedHeader, HeaderForm, Priority};
 use super::source_store::{FlowSources, SourceStore};
 use super::Split;
 use crate::coding::encoder::draw_coefficients;
@@ -56,7 +56,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Size of a beacon on the wire: an IPv4 header and the COTAG header without coefficients.
-const BEACON_BYTES: u16 = 20 + header::wire_bytes(0) as u16;
+const BEACON_BYTES: u16 = 20 + header::BEACON_WIRE_BYTES as u16;
 
 /// One flow's packets in a cohort.
 struct Generation {
@@ -133,6 +133,7 @@ pub struct GatewayParams {
     /// The ways' link names (for the summary).
     pub way_names: Vec<String>,
     pub header_on_wire: bool,
+    pub header: HeaderForm,
     pub label_beacons: bool,
     pub split: Split,
     /// Per way, its access point's direction to the device.
@@ -318,7 +319,7 @@ impl CotagGateway {
         let (_, n, template, largest) = s.generations[usize::from(gen)];
         self.coefficients.resize(usize::from(n), 0);
         draw_coefficients(&mut self.p.rng, &mut self.coefficients);
-        let extra = if self.p.header_on_wire { header::wire_bytes(n) } else { 0 };
+        let extra = if self.p.header_on_wire { header::wire_bytes(self.p.header, n) } else { 0 };
         let size = (u32::from(largest) + extra).min(u32::from(u16::MAX)) as u16;
         let pkt = ctx.packets.alloc(Packet { size, ..template });
         let label = s.label;

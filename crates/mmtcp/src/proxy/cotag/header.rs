@@ -5,10 +5,12 @@
 //! 2006), and the receiver the generation's size. In the simulation the header travels as side
 //! data ([`crate::net::PacketArena::side_data_mut`]): a marker byte, the priority, the label
 //! (cohort) and the number of sources n, then the n coefficients. The bytes it adds on the wire
-//! ([`wire_bytes`]) are counted in the packet's size when the gateway's `header_on_wire` is on.
+//! ([`wire_bytes`]: the coefficients, or a seed of their generator, [`HeaderForm`]) are counted
+//! in the packet's size when the gateway's `header_on_wire` is on.
 
 use crate::ids::PacketId;
 use crate::net::PacketArena;
+use serde::{Deserialize, Serialize};
 
 /// First side-data byte of a COTAG packet (other side data never starts with it by chance:
 /// COTAG's processors are the only writers of side data on their flows).
@@ -38,12 +40,38 @@ pub struct CodedHeader {
     pub sources: u16,
 }
 
-/// Bytes the header adds to a packet on the wire: a 4-byte label (wrapping in a real network,
-/// where only neighbouring labels are compared), a byte of priority, 2 bytes of source count and
-/// the n coefficients.
-pub const fn wire_bytes(sources: u16) -> u32 {
-    7 + sources as u32
+/// How a coded packet names its coefficients on the wire (`header` of `cotag_gateway`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeaderForm {
+    /// The n coefficients themselves, one byte each (GF(2⁸)): the header grows with the
+    /// generation, and about doubles a 128-byte packet of a 100-source generation.
+    #[default]
+    Coefficients,
+    /// A 16-bit seed from which the receiver regenerates the coefficients with the sender's
+    /// pseudo-random generator, as RFC 8681's sliding-window RLC codes carry a 16-bit Repair_Key
+    /// (§4.1.1.2) instead of the coefficients. Ours: the paper says nothing of the header's
+    /// encoding. In the simulation the coefficients still travel as side data; only the size on
+    /// the wire changes.
+    Seed,
 }
+
+/// Bytes of the header's fixed part on the wire: a 4-byte label (wrapping in a real network,
+/// where only neighbouring labels are compared), a byte of priority and 2 bytes of source count.
+const FIXED_ON_WIRE: u32 = 7;
+
+/// Bytes the header adds to a packet on the wire: the fixed part, then the n coefficients or
+/// a 2-byte seed.
+pub const fn wire_bytes(form: HeaderForm, sources: u16) -> u32 {
+    FIXED_ON_WIRE
+        + match form {
+            HeaderForm::Coefficients => sources as u32,
+            HeaderForm::Seed => 2,
+        }
+}
+
+/// Bytes of a beacon's header on the wire: the fixed part, no coefficients.
+pub const BEACON_WIRE_BYTES: u32 = FIXED_ON_WIRE;
 
 /// Writes `header` and `coefficients` (`header.sources` of them) as `pkt`'s side data.
 pub fn write(packets: &mut PacketArena, pkt: PacketId, header: CodedHeader, coefficients: &[u8]) {
@@ -126,7 +154,13 @@ mod tests {
 
     #[test]
     fn test_wire_bytes_count_one_byte_per_coefficient() {
-        assert_eq!(wire_bytes(0), 7);
-        assert_eq!(wire_bytes(20), 27);
+        assert_eq!(wire_bytes(HeaderForm::Coefficients, 0), 7);
+        assert_eq!(wire_bytes(HeaderForm::Coefficients, 20), 27);
+    }
+
+    #[test]
+    fn test_a_seed_header_is_two_bytes_past_the_fixed_part_whatever_the_generation() {
+        assert_eq!(wire_bytes(HeaderForm::Seed, 1), 9);
+        assert_eq!(wire_bytes(HeaderForm::Seed, 500), 9);
     }
 }

@@ -26,6 +26,7 @@ use crate::units::Time;
 use access_point::{ApParams, CotagAp};
 use device::{CotagDevice, DeviceParams};
 use gateway::{CotagGateway, GatewayParams};
+pub use header::HeaderForm;
 use serde::{Deserialize, Serialize};
 use source_store::SourceStore;
 use std::cell::RefCell;
@@ -59,6 +60,9 @@ pub struct CotagGatewayConfig {
     /// Count the COTAG header (label, priority, source count, coefficients) in each coded
     /// packet's size (default true).
     pub header_on_wire: bool,
+    /// How the header names the coefficients on the wire: `"coefficients"` (default, one byte
+    /// each) or `"seed"` (a 2-byte seed of their generator; ours, after RFC 8681).
+    pub header: HeaderForm,
     /// Header-only packets that carry the labels past the end of a burst (default true; ours).
     pub label_beacons: bool,
     /// How each cohort's packets are split over the ways (default `"rate"`; ours).
@@ -87,6 +91,7 @@ impl Default for CotagGatewayConfig {
             redundancy: DEFAULT_REDUNDANCY,
             ways: None,
             header_on_wire: true,
+            header: HeaderForm::default(),
             label_beacons: true,
             split: Split::default(),
         }
@@ -226,6 +231,7 @@ impl CotagGatewayConfig {
             redundancy: self.redundancy,
             ways,
             header_on_wire: self.header_on_wire,
+            header: self.header,
             label_beacons: self.label_beacons,
             rng: Rng::for_component(env.seed, &format!("{}/coding", env.field)),
             store: store(env, device),

@@ -7,7 +7,7 @@
 use super::access_point::{ApParams, CotagAp};
 use super::device::{CotagDevice, DeviceParams};
 use super::gateway::{CotagGateway, GatewayParams};
-use super::header::{self, CodedHeader, Priority};
+use super::header::{self, CodedHeader, HeaderForm, Priority};
 use super::source_store::{FlowSources, SourceStore};
 use super::Split;
 use crate::coding::decoder::RankDecoder;
@@ -127,19 +127,24 @@ impl Harness {
 }
 
 fn gateway(store: Rc<RefCell<SourceStore>>, redundancy: f64, label_beacons: bool) -> CotagGateway {
-    CotagGateway::new(GatewayParams {
+    CotagGateway::new(gateway_params(store, redundancy, label_beacons))
+}
+
+fn gateway_params(store: Rc<RefCell<SourceStore>>, redundancy: f64, label_beacons: bool) -> GatewayParams {
+    GatewayParams {
         device: DEVICE,
         period: Duration::from_millis(1),
         redundancy,
         ways: vec![WAY1, WAY2],
         way_names: vec!["a1".into(), "a2".into()],
         header_on_wire: true,
+        header: HeaderForm::Coefficients,
         label_beacons,
         split: Split::Rate,
         access: vec![AP1_DEVICE, AP2_DEVICE],
         rng: Rng::for_component(1, "gw"),
         store,
-    })
+    }
 }
 
 // ---- gateway ----------------------------------------------------------------------------------
@@ -190,6 +195,39 @@ fn test_gateway_holds_a_cohort_until_its_boundary_then_codes_it_per_flow_in_arri
             ]
         )
     );
+}
+
+#[test]
+fn test_gateway_coded_packets_grow_by_the_header_of_its_form() {
+    // Three sources of one flow: each coded packet is a source's size plus the header, 7 bytes
+    // and the 3 coefficients, or 7 bytes and a 2-byte seed; none with the header off the wire.
+    let mut sizes = Vec::new();
+    for (on_wire, form) in
+        [(true, HeaderForm::Coefficients), (true, HeaderForm::Seed), (false, HeaderForm::Seed)]
+    {
+        let store = Rc::new(RefCell::new(SourceStore::default()));
+        let mut gw = CotagGateway::new(GatewayParams {
+            header_on_wire: on_wire,
+            header: form,
+            ..gateway_params(store, 1.0, false)
+        });
+        let mut h = Harness::new();
+        h.now = ms(0.5);
+        let source = (0..3).map(|seq| h.data(0, seq)).collect::<Vec<_>>();
+        let source_size = h.packets.get(source[0]).size;
+        for pkt in source {
+            h.call(1, Some(CORE), |ctx| gw.on_packet(ctx, pkt));
+        }
+        h.now = ms(1.0);
+        h.call(1, None, |ctx| gw.on_timer(ctx, 0));
+        h.call(1, None, |ctx| gw.on_ready(ctx, WAY1));
+        let out = std::mem::take(&mut h.out);
+        assert_eq!(out.len(), 3, "every high-priority packet sent");
+        let extra: Vec<_> = out.iter().map(|e| h.packets.get(e.pkt).size - source_size).collect();
+        assert!(extra.windows(2).all(|w| w[0] == w[1]), "{extra:?}");
+        sizes.push(extra[0]);
+    }
+    assert_eq!(sizes, [10, 9, 0]);
 }
 
 #[test]
