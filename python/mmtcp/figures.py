@@ -17,6 +17,7 @@ lower end is clipped at `floor` (0 by default: goodput, RTT, ratios are never ne
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -81,6 +82,36 @@ def split_by(
     for point in points:
         groups.setdefault(tuple(point["overrides"][k] for k in keys), []).append(point)
     return sorted(groups.items(), key=lambda item: item[0])
+
+
+def by_reading(
+    points: Sequence[Mapping[str, Any]], axes: Sequence[str]
+) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """The points grouped by their overrides beyond the figure's `axes` (the readings of a
+    `[[sweep.grids]]` or `[[sweep.point]]`): `(label, points)` pairs, the points without extra
+    overrides first with label `""`, then each reading's, labelled `path=value` (joined by `, `)
+    in the order they first appear. One figure per reading keeps a reading's bar from replacing
+    the setting's.
+
+    >>> points = [{"overrides": {"scheme": "a"}}, {"overrides": {"scheme": "a", "t": "5ms"}}]
+    >>> [(label, len(group)) for label, group in by_reading(points, ["scheme"])]
+    [('', 1), ('t=5ms', 1)]
+    """
+    groups: dict[str, list[Mapping[str, Any]]] = {"": []}
+    for point in points:
+        extra = [f"{k}={v}" for k, v in point["overrides"].items() if k not in axes]
+        groups.setdefault(", ".join(extra), []).append(point)
+    return [(label, group) for label, group in groups.items() if group]
+
+
+def file_slug(label: str) -> str:
+    """`label` as part of a file name: runs of other characters than letters, digits, `.` and
+    `-` become one `_`.
+
+    >>> file_slug("link.core.rate=6Gbps, start=warm")
+    'link.core.rate_6Gbps_start_warm'
+    """
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", label).strip("_")
 
 
 def interval_label(points: Sequence[Mapping[str, Any]]) -> str:

@@ -5,9 +5,10 @@ An experiment is a folder `experiments/<paper>/<figure>/` holding:
 - `experiment.toml`: `name` (e.g. `polese2017-retx`), `title`, `claim` (what the paper reports),
   optionally `paper` (the reference) and `table` (the metrics printed after the run; default:
   the sweep's metrics), a `[sweep]` table with the keys of a sweep file (`scenario` relative to
-  the experiment's folder, `seeds`, `[sweep.grid]`, `[[sweep.point]]`, `sweep.set`,
-  `sweep.metrics`), and a `[quick]` table whose `seeds`, `grid`, `point`, `set` and `metrics`
-  replace those of `[sweep]` (grid and set key by key) for a version that runs in under a minute;
+  the experiment's folder, `seeds`, `[sweep.grid]`, `[[sweep.grids]]`, `[[sweep.point]]`,
+  `sweep.set`, `sweep.metrics`), and a `[quick]` table whose `seeds`, `grid`, `grids`, `point`,
+  `set` and `metrics` replace those of `[sweep]` (grid and set key by key; `grids` or `point`
+  replace all explicit points) for a version that runs in under a minute;
 - `scenario.toml` (or whatever `sweep.scenario` names);
 - `plot.py`: `def plot(points: list[dict], out_dir: Path) -> list[Path]`, drawing the figures
   from the points of points.json;
@@ -67,7 +68,7 @@ EXPERIMENT_KEYS = (
     "readings",
     "claims",
 )
-QUICK_KEYS = ("seeds", "grid", "point", "set", "metrics", "variants")
+QUICK_KEYS = ("seeds", "grid", "grids", "point", "set", "metrics", "variants")
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class Experiment:
         spec = spec_from_table(sweep_table, self.directory, f"{origin}: sweep", self.name)
         if quick:
             spec.origin = f"{origin}: quick"
-            if "point" in self.config["quick"]:
+            if "point" in self.config["quick"] or "grids" in self.config["quick"]:
                 spec.points = []
             apply_table(spec, self.config["quick"], f"{origin}: quick")
         return spec

@@ -27,7 +27,7 @@ from mmtcp.metrics import check_metrics
 
 SeedSpec = int | str | Sequence[int]
 
-SWEEP_KEYS = ("scenario", "seeds", "grid", "point", "set", "metrics", "variants")
+SWEEP_KEYS = ("scenario", "seeds", "grid", "grids", "point", "set", "metrics", "variants")
 """The keys a sweep file may hold (an experiment's `[sweep]` table holds the same)."""
 
 MAX_SEEDS = 100_000
@@ -304,9 +304,36 @@ def spec_from_table(table: Mapping[str, Any], base_dir: Path, origin: str, stem:
     return spec
 
 
+def _grids_points(grids: Any, origin: str) -> list[dict[str, Any]]:
+    """The points of `[[grids]]`: each table's cartesian product (the last key varying fastest),
+    the tables in order; they join the explicit points.
+
+    >>> _grids_points([{"a": [1, 2], "b": ["x"]}, {"a": [3]}], "s")
+    [{'a': 1, 'b': 'x'}, {'a': 2, 'b': 'x'}, {'a': 3}]
+    """
+    if not isinstance(grids, list) or not all(isinstance(g, Mapping) for g in grids):
+        raise ScenarioError(
+            f'{origin}: grids: expected [[grids]] tables of "override.path" = [values]'
+        )
+    points = []
+    for index, grid in enumerate(grids):
+        if not grid:
+            raise ScenarioError(f"{origin}: grids[{index}]: expected at least one override path")
+        for key, values in grid.items():
+            if not isinstance(values, list) or not values:
+                raise ScenarioError(
+                    f"{origin}: grids[{index}].{key}: expected a non-empty list of values"
+                )
+        keys = list(grid)
+        for values in itertools.product(*(grid[k] for k in keys)):
+            points.append(dict(zip(keys, values, strict=True)))
+    return points
+
+
 def apply_table(spec: SweepSpec, table: Mapping[str, Any], origin: str) -> None:
-    """Applies the `seeds`, `grid`, `point`, `set` and `metrics` keys of `table` to `spec`:
-    seeds and metrics replace, grid keys and set keys replace the same keys, points are added."""
+    """Applies the `seeds`, `grid`, `grids`, `point`, `set` and `metrics` keys of `table` to
+    `spec`: seeds and metrics replace, grid keys and set keys replace the same keys, points (and
+    the products of `grids`) are added."""
     if "seeds" in table:
         spec.seeds = parse_seeds(table["seeds"], f"{origin}: seeds")
     if "grid" in table:
@@ -331,6 +358,8 @@ def apply_table(spec: SweepSpec, table: Mapping[str, Any], origin: str) -> None:
                 f'{origin}: point: expected [[point]] tables of "override.path" = value'
             )
         spec.points.extend(dict(p) for p in points)
+    if "grids" in table:
+        spec.points.extend(_grids_points(table["grids"], origin))
     if "set" in table:
         fixed = table["set"]
         if not isinstance(fixed, Mapping):

@@ -199,6 +199,9 @@ def test_sweep_file_keys(tmp_path):
         '"link.0.buffer" = ["20pkt", 100]\n'
         "[[point]]\n"
         '"link.0.delay" = "20ms"\n'
+        "[[grids]]\n"
+        '"link.0.buffer" = ["5pkt"]\n'
+        '"link.0.delay" = ["1ms", "2ms"]\n'
     )
     spec = load_sweep_file(sweep_file)
     assert spec.scenario == str(tmp_path / "sub" / "scenario.toml")
@@ -209,6 +212,8 @@ def test_sweep_file_keys(tmp_path):
         {"link.0.buffer": "20pkt"},
         {"link.0.buffer": 100},
         {"link.0.delay": "20ms"},
+        {"link.0.buffer": "5pkt", "link.0.delay": "1ms"},
+        {"link.0.buffer": "5pkt", "link.0.delay": "2ms"},
     ]
     assert spec.stem == "study"
 
@@ -221,6 +226,8 @@ def test_sweep_file_keys(tmp_path):
         ('scenario = "s.toml"\n[grid]\nlink.0.buffer = ["1MB"]\n', "write the override path in"),
         ('scenario = "s.toml"\n[grid]\n"link.0.buffer" = []\n', "non-empty list"),
         ('scenario = "s.toml"\nseeds = "x"\n', "seeds"),
+        ('scenario = "s.toml"\n[[grids]]\n"link.0.buffer" = "1MB"\n', r"grids\[0\]\.link"),
+        ('scenario = "s.toml"\ngrids = { "a.b" = [1] }\n', r"\[\[grids\]\] tables"),
     ],
 )
 def test_bad_sweep_files(tmp_path, text, fragment):
