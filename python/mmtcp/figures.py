@@ -114,6 +114,89 @@ def file_slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9.-]+", "_", label).strip("_")
 
 
+def results_table(
+    points: Sequence[Mapping[str, Any]],
+    rows: Sequence[str],
+    column: str,
+    metric: str,
+    scale: float = 1.0,
+    digits: int = 2,
+) -> str:
+    """A markdown table of `metric` (mean ± 95 % CI half-width, scaled): one row per combination
+    of the override `rows` (in the points' order), one column per value of the override `column`
+    (in the points' order); a cell without a point or a mean is `-`. For the generated "Results"
+    tables of a README (`figures/results.md`), never retyped.
+
+    >>> pts = [
+    ...     {"overrides": {"per": "0", "s": "a"}, "metrics": {"m": {"mean": 2e9, "ci95": 1e8}}},
+    ...     {"overrides": {"per": "0", "s": "b"}, "metrics": {"m": {"mean": 1e9, "ci95": None}}},
+    ... ]
+    >>> print(results_table(pts, ["per"], "s", "m", 1e-9))
+    | per | a | b |
+    |---|---|---|
+    | 0 | 2.00 ± 0.10 | 1.00 |
+    """
+    keys = list(dict.fromkeys(tuple(p["overrides"][k] for k in rows) for p in points))
+    columns = list(dict.fromkeys(p["overrides"][column] for p in points))
+    at = {(tuple(p["overrides"][k] for k in rows), p["overrides"][column]): p for p in points}
+    lines = [
+        "| " + " | ".join([*rows, *map(str, columns)]) + " |",
+        "|---" * (len(rows) + len(columns)) + "|",
+    ]
+    for key in keys:
+        cells = []
+        for value in columns:
+            stats = at.get((key, value), {}).get("metrics", {}).get(metric) or {}
+            mean, half = stats.get("mean"), stats.get("ci95")
+            if mean is None:
+                cells.append("-")
+            elif half is None or not math.isfinite(half):
+                cells.append(f"{mean * scale:.{digits}f}")
+            else:
+                cells.append(f"{mean * scale:.{digits}f} ± {abs(half * scale):.{digits}f}")
+        lines.append("| " + " | ".join([*map(str, key), *cells]) + " |")
+    return "\n".join(lines)
+
+
+def results_by_reading(
+    points: Sequence[Mapping[str, Any]],
+    axes: Sequence[str],
+    split: Sequence[str],
+    rows: Sequence[str],
+    column: str,
+    metric: str,
+    scale: float = 1.0,
+    digits: int = 2,
+) -> str:
+    """`results_table`s for a README's "Results": one per reading (`by_reading` over `axes`) and
+    per value of the overrides `split`, each under a line naming them.
+
+    >>> pts = [{"overrides": {"s": "a", "r": "1"}, "metrics": {"m": {"mean": 1.0}}},
+    ...        {"overrides": {"s": "a", "r": "1", "x": "2"}, "metrics": {"m": {"mean": 3.0}}}]
+    >>> print(results_by_reading(pts, ["s", "r"], [], ["r"], "s", "m"))
+    At the setting:
+    <BLANKLINE>
+    | r | a |
+    |---|---|
+    | 1 | 1.00 |
+    <BLANKLINE>
+    Reading x=2:
+    <BLANKLINE>
+    | r | a |
+    |---|---|
+    | 1 | 3.00 |
+    <BLANKLINE>
+    """
+    out = []
+    for reading, theirs in by_reading(points, axes):
+        for values, mine in split_by(theirs, *split):
+            named = ", ".join(f"{k} = {v}" for k, v in zip(split, values, strict=True))
+            title = f"Reading {reading}" if reading else "At the setting"
+            out += [f"{title}{', ' + named if named else ''}:", ""]
+            out += [results_table(mine, rows, column, metric, scale, digits), ""]
+    return "\n".join(out)
+
+
 def interval_label(points: Sequence[Mapping[str, Any]]) -> str:
     """What the error bars show, for a title: `mean and 95 % CI over 10 seeds`, or `mean and
     min..max over 2 seeds`.

@@ -1,5 +1,6 @@
 """Figures of wu-cotag-fig16 (Wu et al. Fig. 16): one figure per reading of the flows' rate and
-of p (`time-to-5gb-<rate>-p<p>.png`); per (PER, latency)
+of p (`time-to-5gb-<rate>-p<p>.png`), and one per reading of the grids
+(`time-to-5gb-<rate>-p<p>-<reading>.png`, e.g. the server-gateway rate); per (PER, latency)
 pair a bar per scheme, the time from the flows' start until the 5 Gb burst was delivered (the
 mean over the seeds with its 95 % CI; a scheme that did not finish within the run has no bar)."""
 
@@ -10,14 +11,24 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from mmtcp.figures import grouped_bars, interval_label, split_by, wrapped_title
+from mmtcp.figures import (
+    by_reading,
+    file_slug,
+    grouped_bars,
+    interval_label,
+    results_by_reading,
+    split_by,
+    wrapped_title,
+)
 
 STYLES = {
     "cubic": ("TCP CUBIC (sprayed)", "tab:orange"),
-    "mptcp": ("MP-TCP (LIA)", "tab:green"),
+    "mptcp": ("MP-TCP (LIA, sprayed)", "tab:green"),
+    "mptcp-direct": ("MP-TCP (LIA, a subflow per AP)", "tab:olive"),
     "cotag": ("COTAG", "tab:blue"),
 }
 METRIC = "burst.time_to_target_seconds"
+AXES = ["scheme", "per", "link.core.delay", "rate", "p"]
 
 
 def _pair(o: dict[str, Any]) -> str:
@@ -25,7 +36,14 @@ def _pair(o: dict[str, Any]) -> str:
 
 
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-    """Draws one figure per (rate, p) reading into `out_dir` and returns their paths."""
+    """Draws one figure per reading into `out_dir` and returns their paths."""
+    paths = []
+    for reading, theirs in by_reading(points, AXES):
+        paths += _figures(theirs, reading, out_dir)
+    return [*paths, write_results(points, out_dir)]
+
+
+def _figures(points: list[dict[str, Any]], reading: str, out_dir: Path) -> list[Path]:
     paths = []
     for (rate, p_value), mine in split_by(points, "rate", "p"):
         groups = len({_pair(p["overrides"]) for p in mine})
@@ -45,9 +63,21 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         wrapped_title(
             figure,
             f"Fig. 16: a 5 Gb burst of ten CUBIC flows writing at {rate} each, correlation -0.34, "
-            f"p = {p_value}; {interval_label(mine)}",
+            f"p = {p_value}{'; ' + reading if reading else ''}; {interval_label(mine)}",
         )
-        path = out_dir / f"time-to-5gb-{rate}-p{p_value}.png"
+        suffix = f"-{file_slug(reading)}" if reading else ""
+        path = out_dir / f"time-to-5gb-{rate}-p{p_value}{suffix}.png"
         figure.savefig(path)
         paths.append(path)
     return paths
+
+
+def write_results(points: list[dict[str, Any]], out_dir: Path) -> Path:
+    """Writes `results.md`, the README's "Results" tables: time to deliver 5 Gb in seconds,
+    mean ± 95 % CI over the seeds, one table per reading."""
+    path = out_dir / "results.md"
+    text = results_by_reading(
+        points, AXES, ["rate", "p"], ["per", "link.core.delay"], "scheme", METRIC, 1.0, 3
+    )
+    path.write_text(text, encoding="utf-8")
+    return path
