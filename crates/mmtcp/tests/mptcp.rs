@@ -551,3 +551,115 @@ fn test_two_uncoupled_subflows_on_one_bottleneck_take_what_two_tcp_flows_take() 
         assert!((1.5..2.5).contains(&mean), "{cc}: the connection took {ratios:?} x the TCP flow");
     }
 }
+
+/// A download of `size` from `server` to `ue` over a radio path (`ue`–`r0`: 100 MHz at 15 dB,
+/// about 280 Mbit/s, 2 ms) blocked from 3 s to 5 s, and a 50 Mbit/s wired path (5 ms). The
+/// blockage loses what is sent into it, as an 802.11ad link that gives its frames up does: a
+/// radio link failure 20 ms in discards what RLC holds, and the discard timer drops what waits
+/// 50 ms after that, so nothing sent long before the blockage ends arrives after it.
+fn blocked_radio_path(scheduler: &str, size: &str, duration: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{duration}"
+[[node]]
+name = "ue"
+[[node]]
+name = "r0"
+[[node]]
+name = "r1"
+[[node]]
+name = "server"
+[[link]]
+between = ["ue", "r0"]
+kind = "radio"
+delay = "2ms"
+[link.radio]
+bandwidth = "100MHz"
+channel = {{ kind = "onoff", los_sinr_db = 15.0, los_duration = "3s", nlos_duration = "2s" }}
+rlc = {{ mode = "am", buffer = "4MB", discard_timer = "50ms" }}
+rlf_timeout = "20ms"
+[[link]]
+between = ["r0", "server"]
+rate = "1Gbps"
+delay = "1ms"
+[[link]]
+between = ["ue", "r1"]
+rate = "50Mbps"
+delay = "5ms"
+[[link]]
+between = ["r1", "server"]
+rate = "1Gbps"
+delay = "1ms"
+[[flow]]
+name = "mp"
+from = "server"
+to = "ue"
+app = {{ kind = "download", size = "{size}" }}
+transport = {{ kind = "mptcp", scheduler = "{scheduler}", subflows = [{{ path = ["server", "r0", "ue"] }}, {{ path = ["server", "r1", "ue"] }}] }}
+"#
+    )
+}
+
+/// Subflow 0 around the blockage of [`blocked_radio_path`], watched event by event: its window
+/// when last open before its first timeout in the blockage; when (after the blockage's end) data
+/// was first acknowledged on it again, and its window once that ACK was handled.
+struct AroundBlockage {
+    before: u64,
+    resumed: f64,
+    after: u64,
+    probes: u64,
+    world: mmtcp::world::World,
+}
+
+fn around_blockage(text: &str) -> AroundBlockage {
+    use mmtcp::sim::{Duration, SimTime};
+    use mmtcp::transport::tcp::sender::CaState;
+    let mut w = world(text);
+    let sf0 = w.connections()[0].subflows().start;
+    let (blocked, up) = (SimTime::ZERO + Duration::from_secs(3), SimTime::ZERO + Duration::from_secs(5));
+    let (mut open_cwnd, mut before, mut resumed, mut una) = (0, None, None, 0);
+    while w.step() {
+        let tx = w.flows()[sf0].sender();
+        match tx.ca_state() {
+            CaState::Loss { .. } if before.is_none() && w.now() >= blocked => before = Some(open_cwnd),
+            CaState::Open if before.is_none() => open_cwnd = tx.cwnd(),
+            _ => {}
+        }
+        if w.now() < up {
+            una = tx.snd_una();
+        } else if resumed.is_none() && tx.snd_una() > una {
+            resumed = Some(((w.now() - up).as_secs_f64(), tx.cwnd()));
+        }
+    }
+    let (resumed, after) = resumed.expect("data acknowledged on subflow 0 after the blockage");
+    let probes = w.flows()[sf0].sender().stats.probes;
+    AroundBlockage { before: before.expect("a timeout in the blockage"), resumed, after, probes, world: w }
+}
+
+#[test]
+fn test_musher_probes_a_blocked_subflow_back_with_its_window() {
+    // MuSher (Saha et al., MobiCom 2019) probes the radio subflow while it times out: data is
+    // acknowledged on it again within a round trip or two of the blockage's end, and the window
+    // it had before returns with that ACK. Lowest RTT first waits for the subflow's backed-off
+    // timer (1.7 s after the blockage here) and goes on in slow start from a few segments.
+    let musher = around_blockage(&blocked_radio_path("musher", "80MB", "12s"));
+    let minrtt = around_blockage(&blocked_radio_path("minrtt", "400MB", "8s"));
+    eprintln!(
+        "resumed after the blockage: musher {} s, minrtt {} s; window before / at resumption: musher {} / {}, minrtt {} / {}; musher probes {}",
+        musher.resumed, minrtt.resumed, musher.before, musher.after, minrtt.before, minrtt.after, musher.probes
+    );
+    let mss = 1428;
+    assert!(musher.before > 20 * mss, "a window worth restoring: {}", musher.before);
+    assert_eq!(musher.after, musher.before, "the window before the timeout returns");
+    assert!(minrtt.after <= 3 * mss, "minrtt goes on from a few segments: {}", minrtt.after);
+    assert!(musher.resumed < 0.02, "musher resumed {} s after the blockage", musher.resumed);
+    assert!(minrtt.resumed > 1.0, "minrtt waited for its timer: {} s", minrtt.resumed);
+    assert!(musher.probes > 100, "musher probed the blocked subflow: {}", musher.probes);
+    // Every byte reaches the application once and in order, re-injected, probed and sent
+    // again as some were.
+    let conn = &musher.world.connections()[0];
+    assert!(conn.completed_at().is_some(), "the download completed");
+    assert_eq!(conn.data_receiver().stats.bytes_delivered, 80_000_000);
+    assert!(conn.data_sender().stats.reinjection_events > 0);
+}

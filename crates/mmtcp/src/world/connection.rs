@@ -15,6 +15,9 @@
 //! - a subflow's retransmission timeout that starts a loss episode queues the subflow's data
 //!   not yet acknowledged at connection level for re-injection on the others (Linux v0.90
 //!   `mptcp_reinject_data`);
+//! - once the scheduler has run, the subflows it asked to act do so before the chunks it handed
+//!   out go: halve their window (penalisation), take back their window after a timeout, send
+//!   their first unacknowledged segment again at once (MuSher's recovery probe);
 //! - the first subflow opens when the connection starts; each other one opens `join_delay` after
 //!   the first is established (MP_JOIN; Linux v0.90's full-mesh path manager starts the joins
 //!   once the first subflow is established).
@@ -362,6 +365,8 @@ impl World {
                 unacked: tx.app_written() - tx.snd_una(),
                 acked: tx.snd_una(),
                 penalise: false,
+                probe: false,
+                undo_timeout: None,
             });
         }
         conn.chunks.clear();
@@ -371,6 +376,23 @@ impl World {
                 self.flows[conn.first + k].sender.penalise();
             }
         }
+        for k in 0..conn.backup.len() {
+            let (view, f) = (self.connections[c].sched_views[k], self.connections[c].first + k);
+            if !view.probe && view.undo_timeout.is_none() {
+                continue;
+            }
+            let mut ctx =
+                TcpCtx { now, packets: &mut self.packets, out: &mut self.out, timers: &mut self.timers };
+            let sender = &mut self.flows[f].sender;
+            if let Some((cwnd, ssthresh)) = view.undo_timeout {
+                sender.undo_timeout(&mut ctx, cwnd, ssthresh);
+            }
+            if view.probe {
+                sender.probe(&mut ctx);
+            }
+            self.flush(now, f);
+        }
+        let conn = &mut self.connections[c];
         for &(k, chunk) in &conn.chunks {
             self.flows[conn.first + k].sender.write_mapped(chunk.dsn, chunk.len);
         }

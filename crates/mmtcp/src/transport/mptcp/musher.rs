@@ -41,10 +41,28 @@
 //! be used is blocked: the other takes the whole round until it is back, then the ratio
 //! resumes. A blockage aborts a search (the best R so far is kept) and restarts the baseline.
 //! Guessed: detection is the subflow's retransmission timeout (the sources do not state the
-//! detection delay, and a transport-level scheduler has no link-level detector); the initial R is 50 (rather than
-//! one from link rates, which the scheduler does not see) and the first search runs as soon as
-//! slow start ends. Left out: the recovery probe that undoes the blocked subflow's cwnd cut and
-//! sends at once, and re-injection of a blocked subflow's data before its timeout.
+//! detection delay, and a transport-level scheduler has no link-level detector); the initial R
+//! is 50 (rather than one from link rates, which the scheduler does not see) and the first
+//! search runs as soon as slow start ends.
+//!
+//! Recovery probe (stated in the code, a block commented out in the authors' later `mptcp_ratio.c`,
+//! kept in the multipath-tcp/mptcp repository: when the interface is up again and the subflow is
+//! marked failed, the mark is cleared, cwnd undone, ssthresh restored if it was larger, the state
+//! set to fast recovery and a segment sent at once with `tcp_write_wakeup`, instead of waiting out
+//! the backed-off timer; the paper's text on it was not available to us, its abstract reports
+//! recovery after a disruption up to 8x faster in a WLAN). The scheduler sees no interface, so the
+//! link-up is learnt by probing ([`Musher::recover`]): a subflow in loss recovery after a timeout
+//! has its first unacknowledged segment sent again at once, past its window and without touching
+//! its timer, once per smoothed RTT ([`SchedView::probe`]); when its acknowledged bytes grow, or it
+//! leaves loss recovery on its own, its window before the timeout (cwnd and ssthresh when last seen
+//! open) returns, never smaller than the current one, and if still in loss recovery it goes on in
+//! fast recovery, so that new data may follow its retransmissions ([`SchedView::undo_timeout`]).
+//! Guessed: probing once per SRTT (at least 1 ms; once per 100 ms window without an RTT sample) —
+//! the answer to a probe cannot come sooner, and the code probes once, on the link-layer's word;
+//! probes go at the first scheduling round after the interval (the scheduler has no timer), so they
+//! need the other subflow's ACKs to clock them; every timeout counts as a blockage, so the cut of a
+//! timeout from congestion is undone too once an answer comes. Left out: re-injection of a blocked
+//! subflow's data before its timeout (with the timeout as detector, it re-injects at detection).
 
 use super::data_sender::{Chunk, DataSender};
 use super::scheduler::{assign, backups_allowed, SchedView, Scheduler};
@@ -82,6 +100,10 @@ const DRAIN_BYTES: u64 = 75_000;
 const DRAIN_WINDOWS: u32 = 5;
 /// A baseline about to be measured.
 const FRESH: Phase = Phase::Baseline { windows: 0, sum_bps: 0, sum_buffered: 0 };
+/// The recovery probe: a subflow that timed out is probed once per smoothed RTT (its path's
+/// answer cannot come sooner; guessed, the authors' code probes once, when the link-layer says
+/// the link is up), never more often than this, and once per sampling window without an RTT.
+const PROBE_MIN_INTERVAL: Duration = Duration::from_millis(1);
 
 /// Where the scheduler is in its measure–search cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +150,17 @@ struct Search {
     turned: bool,
 }
 
+/// A subflow that timed out, as the recovery probe follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TimedOut {
+    /// Its window before the timeout (cwnd, ssthresh): the last seen while it was open.
+    window: (u64, u64),
+    /// Bytes acknowledged on it when it timed out: more means its path delivers again.
+    acked: u64,
+    /// When it was last probed (at first, when the timeout was seen: the timer has just resent).
+    probed: SimTime,
+}
+
 /// Strict R : 100 − R rounds with a throughput-driven search on R.
 #[derive(Clone, Debug)]
 pub struct Musher {
@@ -139,11 +172,24 @@ pub struct Musher {
     /// Start of the current sampling window and the bytes acknowledged then.
     window: Option<(SimTime, u64)>,
     last_search: Option<SimTime>,
+    /// Each subflow's window (cwnd, ssthresh) when last seen usable and open: what a timeout's
+    /// undo restores.
+    open_window: [Option<(u64, u64)>; 2],
+    /// The subflows in loss recovery after a timeout, while the probe follows them.
+    timed_out: [Option<TimedOut>; 2],
 }
 
 impl Default for Musher {
     fn default() -> Self {
-        Musher { r: R_START, phase: Phase::Start, sent: [0; 2], window: None, last_search: None }
+        Musher {
+            r: R_START,
+            phase: Phase::Start,
+            sent: [0; 2],
+            window: None,
+            last_search: None,
+            open_window: [None; 2],
+            timed_out: [None; 2],
+        }
     }
 }
 
@@ -233,6 +279,44 @@ impl Musher {
         };
     }
 
+    /// The recovery probe, before the round. A subflow that timed out (established, so not
+    /// usable only because it is in loss recovery: its state is not open) is probed — its first
+    /// unacknowledged segment sent again at once — every [`Self::probe_interval`]; once its
+    /// acknowledged bytes grow, its path is back and its window before the timeout returns
+    /// ([`SchedView::undo_timeout`]), with fast recovery instead of loss recovery. A subflow
+    /// that leaves loss recovery on its own first (the timer's retransmission was answered
+    /// before a probe's) gets its window back all the same.
+    fn recover(&mut self, now: SimTime, subflows: &mut [SchedView]) {
+        for (i, s) in subflows.iter_mut().enumerate() {
+            if s.usable {
+                match self.timed_out[i].take() {
+                    Some(t) => s.undo_timeout = Some(t.window),
+                    None if s.open => self.open_window[i] = Some((s.cwnd, s.ssthresh)),
+                    None => {}
+                }
+                continue;
+            }
+            if s.open {
+                continue; // not established yet
+            }
+            let window = self.open_window[i].unwrap_or((s.cwnd, s.ssthresh));
+            let t = self.timed_out[i].get_or_insert(TimedOut { window, acked: s.acked, probed: now });
+            if s.acked > t.acked {
+                s.undo_timeout = Some(t.window);
+                self.timed_out[i] = None;
+            } else if now.saturating_since(t.probed) >= Self::probe_interval(s) {
+                s.probe = true;
+                t.probed = now;
+            }
+        }
+    }
+
+    /// How often a subflow that timed out is probed: once per smoothed RTT, at least
+    /// [`PROBE_MIN_INTERVAL`]; a sampling window without an RTT sample.
+    fn probe_interval(s: &SchedView) -> Duration {
+        s.srtt.unwrap_or(WINDOW).max(PROBE_MIN_INTERVAL)
+    }
+
     /// A search that first measures the current R.
     fn start_search(&self) -> Phase {
         Phase::Search(Search {
@@ -291,6 +375,7 @@ impl Scheduler for Musher {
         out: &mut Vec<(usize, Chunk)>,
     ) {
         assert_eq!(subflows.len(), 2, "the scenario builder refuses musher without two subflows");
+        self.recover(now, subflows);
         let backups = backups_allowed(subflows);
         let available = [0, 1].map(|i| subflows[i].usable && (backups || !subflows[i].backup));
         self.sample(now, subflows, available);
@@ -389,6 +474,64 @@ mod tests {
         assert_eq!(recovered, [70, 30], "a fresh round at the ratio");
         let backup = SchedView { backup: true, ..view(300, 0) };
         assert_eq!(count(&mut s, &mut [view(150, 0), backup], &mut d), [150, 0], "a backup waits");
+    }
+
+    // ---- recovery probe -----------------------------------------------------------------------
+
+    const SEG: u64 = MSS as u64;
+
+    /// A subflow in loss recovery after a timeout (one segment of window) with `acked` bytes
+    /// acknowledged.
+    fn timed_out(acked: u64) -> SchedView {
+        SchedView { usable: false, open: false, cwnd: SEG, ssthresh: 5 * SEG, ..view(0, acked) }
+    }
+
+    /// One scheduling round at `t_ms`; the views as the scheduler left them.
+    fn round(s: &mut Musher, t_ms: u64, mut views: [SchedView; 2]) -> [SchedView; 2] {
+        let now = SimTime::ZERO + Duration::from_millis(t_ms);
+        s.fill(now, &mut views, &mut data(1000), &mut Vec::new());
+        views
+    }
+
+    #[test]
+    fn test_a_timed_out_subflow_is_probed_once_per_srtt_until_its_path_answers() {
+        let mut s = Musher::default();
+        let open = SchedView { cwnd: 50 * SEG, ssthresh: 40 * SEG, ..view(10, 7000) };
+        assert!(!round(&mut s, 0, [open, view(10, 0)])[0].probe);
+        // It timed out at 100 ms (the timer has just resent); SRTT 10 ms: a probe at the first
+        // round 10 ms after the last.
+        let probes: Vec<u64> = (100..=135)
+            .step_by(5)
+            .filter(|&t| round(&mut s, t, [timed_out(7000), view(10, 0)])[0].probe)
+            .collect();
+        assert_eq!(probes, vec![110, 120, 130]);
+        // Its acknowledged bytes grow: the path is back; no probe, the window before the
+        // timeout returns, once.
+        let back = round(&mut s, 140, [timed_out(8000), view(10, 0)]);
+        assert_eq!((back[0].probe, back[0].undo_timeout), (false, Some((50 * SEG, 40 * SEG))));
+        let recovering = SchedView { open: false, ..view(10, 9000) };
+        assert_eq!(round(&mut s, 141, [recovering, view(10, 0)])[0].undo_timeout, None);
+        // The other subflow, never timed out, was neither probed nor given a window.
+        assert!(!back[1].probe && back[1].undo_timeout.is_none());
+    }
+
+    #[test]
+    fn test_the_window_restored_is_the_last_open_one_even_after_recovery_on_its_own() {
+        let mut s = Musher::default();
+        // Joining (not established: not usable, state open): never probed.
+        let joining = SchedView { usable: false, ..view(0, 0) };
+        assert!((0..=100).step_by(50).all(|t| !round(&mut s, t, [view(10, 0), joining])[1].probe));
+        // Open at 50 segments, then fast recovery halves the window, then a timeout.
+        let open = SchedView { cwnd: 50 * SEG, ssthresh: u64::MAX, ..view(10, 1000) };
+        round(&mut s, 200, [view(10, 0), open]);
+        let halved = SchedView { open: false, cwnd: 25 * SEG, ssthresh: 25 * SEG, ..view(10, 2000) };
+        round(&mut s, 210, [view(10, 0), halved]);
+        round(&mut s, 220, [view(10, 0), timed_out(3000)]);
+        // The timer's own retransmission is answered and the subflow leaves loss recovery
+        // before a round sees it in it: the open window returns all the same, once.
+        let on_its_own = SchedView { cwnd: 2 * SEG, ssthresh: 12 * SEG, ..view(1, 9000) };
+        assert_eq!(round(&mut s, 225, [view(10, 0), on_its_own])[1].undo_timeout, Some((50 * SEG, u64::MAX)));
+        assert_eq!(round(&mut s, 226, [view(10, 0), on_its_own])[1].undo_timeout, None);
     }
 
     // ---- search -------------------------------------------------------------------------------

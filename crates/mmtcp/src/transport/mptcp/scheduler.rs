@@ -71,6 +71,12 @@ pub struct SchedView {
     /// Set by the scheduler: halve this subflow's window (the default scheduler's penalisation
     /// of a slow subflow that blocks the connection's window).
     pub penalise: bool,
+    /// Set by the scheduler: send this subflow's first unacknowledged segment again now,
+    /// whatever its window and timer (MuSher's recovery probe of a subflow that timed out).
+    pub probe: bool,
+    /// Set by the scheduler: this subflow's path is back after a timeout; give it back this
+    /// window (cwnd, ssthresh, bytes) and let it continue in fast recovery (MuSher).
+    pub undo_timeout: Option<(u64, u64)>,
 }
 
 impl SchedView {
@@ -94,6 +100,8 @@ impl SchedView {
             unacked: (cwnd_segments - room_segments) * seg,
             acked: 0,
             penalise: false,
+            probe: false,
+            undo_timeout: None,
         }
     }
 

@@ -115,6 +115,8 @@ pub struct SenderStats {
     pub fast_recoveries: u64,
     /// Times an MP-TCP scheduler halved this subflow's window ([`TcpSender::penalise`]).
     pub penalisations: u64,
+    /// Segments an MP-TCP scheduler had sent again at once after a timeout ([`TcpSender::probe`]).
+    pub probes: u64,
     /// Zero-window probes sent.
     pub window_probes: u64,
     /// RTT samples (picoseconds).
@@ -352,6 +354,39 @@ impl TcpSender {
         let ssthresh = if cwnd >= ssthresh { (ssthresh / 2).max(2 * mss) } else { ssthresh };
         self.cc.set_window((cwnd / 2).max(mss), ssthresh);
         self.stats.penalisations += 1;
+    }
+
+    /// Sends the first unacknowledged segment again now, whatever the window, leaving the
+    /// retransmission timer and its back-off as they are: an MP-TCP scheduler's probe of a
+    /// subflow whose path may be back after a timeout (MuSher; as Linux's `tcp_write_wakeup`,
+    /// which the authors' code calls, one segment goes out past the window). Its ACK, if it
+    /// comes, clears the back-off as any ACK of new data does. Nothing is sent before the
+    /// handshake or with nothing outstanding.
+    pub fn probe(&mut self, ctx: &mut TcpCtx) {
+        let Some(head) = self.sb.head().map(|s| s.start).filter(|_| self.is_established()) else {
+            return;
+        };
+        let stamp = self.tx_stamp(ctx.now);
+        let seg = self.sb.retransmit(head, ctx.now, stamp);
+        self.stats.retransmitted_segments += 1;
+        self.stats.probes += 1;
+        self.emit_data(ctx, seg.start, seg.len, seg.first_sent_at);
+    }
+
+    /// The path is back after a timeout (an MP-TCP scheduler learnt it, MuSher): the window
+    /// before the timeout returns — cwnd := max(cwnd, `cwnd`), ssthresh := max(ssthresh,
+    /// `ssthresh`) — and a sender still in loss recovery goes on in fast recovery towards the same
+    /// recovery point, so that new data may follow its retransmissions (the authors' code: cwnd
+    /// from the controller's `undo_cwnd`, ssthresh from `prior_ssthresh` if larger, state
+    /// `TCP_CA_Recovery`). Then it sends what the window allows.
+    pub fn undo_timeout(&mut self, ctx: &mut TcpCtx, cwnd: u64, ssthresh: u64) {
+        let (now_cwnd, now_ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+        self.cc.set_window(now_cwnd.max(cwnd), now_ssthresh.max(ssthresh));
+        if let CaState::Loss { point } = self.ca {
+            self.ca = CaState::Recovery { point };
+            self.prr = None;
+        }
+        self.try_send(ctx);
     }
 
     /// The controller reads its connection's subflows (see [`crate::transport::cc::coupling`]).
@@ -1127,6 +1162,40 @@ mod tests {
         // The next timeout is twice as far.
         let (next, _) = *h.timers.last().unwrap();
         assert_eq!(next - at, Duration::from_millis(600));
+    }
+
+    #[test]
+    fn test_loss_probe_resends_the_head_at_once_and_undo_gives_back_the_window() {
+        let mut h = Harness::established(true, 100 * MSS);
+        h.sent();
+        let before = (h.tx.cwnd(), h.tx.ssthresh());
+        // A blocked path: two timeouts, nothing answered; one segment of window, the timer
+        // backed off twice.
+        for _ in 0..2 {
+            h.now = h.timers.last().unwrap().0;
+            h.call(|tx, ctx| tx.on_timer(ctx, TcpTimer::SenderRto));
+        }
+        assert_eq!(h.segments_sent(), vec![0, 0]);
+        assert_eq!(h.tx.cwnd(), MSS);
+        let timer = h.timers.last().copied();
+        // The probe resends the head now, beyond the window, and leaves the timer alone.
+        h.now += Duration::from_millis(50);
+        h.call(|tx, ctx| tx.probe(ctx));
+        assert_eq!(h.sent(), vec![(0, 1)]);
+        assert_eq!(h.timers.last().copied(), timer, "no timer armed");
+        assert_eq!((h.tx.stats.probes, h.tx.stats.retransmitted_segments), (1, 3));
+        // Its ACK: loss recovery would go on in slow start from one segment (two now)...
+        h.ack(1, &[]);
+        assert_eq!(h.segments_sent(), vec![1, 2]);
+        // ...the undo gives back the window before the timeouts, in fast recovery: the lost
+        // segments 3-9 go at once, then new data up to the window of 10 (pipe 2 + 7 + 1).
+        h.call(|tx, ctx| tx.undo_timeout(ctx, before.0, before.1));
+        assert_eq!((h.tx.cwnd(), h.tx.ssthresh()), before);
+        assert!(matches!(h.tx.ca_state(), CaState::Recovery { .. }));
+        assert_eq!(h.segments_sent(), (3..=10).collect::<Vec<_>>());
+        // An undo never shrinks a window.
+        h.call(|tx, ctx| tx.undo_timeout(ctx, MSS, 2 * MSS));
+        assert_eq!((h.tx.cwnd(), h.tx.ssthresh()), before);
     }
 
     #[test]
