@@ -321,8 +321,13 @@ def _grids_points(grids: Any, origin: str) -> list[dict[str, Any]]:
             raise ScenarioError(f"{origin}: grids[{index}]: expected at least one override path")
         for key, values in grid.items():
             if not isinstance(values, list) or not values:
+                hint = (
+                    '; write the override path in quotes, e.g. "link.radio.buffer" = ["1MB"]'
+                    if isinstance(values, Mapping)
+                    else ""
+                )
                 raise ScenarioError(
-                    f"{origin}: grids[{index}].{key}: expected a non-empty list of values"
+                    f"{origin}: grids[{index}].{key}: expected a non-empty list of values{hint}"
                 )
         keys = list(grid)
         for values in itertools.product(*(grid[k] for k in keys)):

@@ -228,6 +228,7 @@ def test_sweep_file_keys(tmp_path):
         ('scenario = "s.toml"\nseeds = "x"\n', "seeds"),
         ('scenario = "s.toml"\n[[grids]]\n"link.0.buffer" = "1MB"\n', r"grids\[0\]\.link"),
         ('scenario = "s.toml"\ngrids = { "a.b" = [1] }\n', r"\[\[grids\]\] tables"),
+        ('scenario = "s.toml"\n[[grids]]\nlink.0.buffer = ["1MB"]\n', "write the override path in"),
     ],
 )
 def test_bad_sweep_files(tmp_path, text, fragment):
