@@ -304,6 +304,19 @@ def spec_from_table(table: Mapping[str, Any], base_dir: Path, origin: str, stem:
     return spec
 
 
+def _grid_values(values: Any, where: str) -> list[Any]:
+    """A grid key's values, checked: a non-empty list (an unquoted dotted path reads as a table,
+    and the error says to quote it)."""
+    if not isinstance(values, list) or not values:
+        hint = (
+            '; write the override path in quotes, e.g. "link.radio.buffer" = ["1MB"]'
+            if isinstance(values, Mapping)
+            else ""
+        )
+        raise ScenarioError(f"{where}: expected a non-empty list of values{hint}")
+    return list(values)
+
+
 def _grids_points(grids: Any, origin: str) -> list[dict[str, Any]]:
     """The points of `[[grids]]`: each table's cartesian product (the last key varying fastest),
     the tables in order; they join the explicit points.
@@ -319,19 +332,9 @@ def _grids_points(grids: Any, origin: str) -> list[dict[str, Any]]:
     for index, grid in enumerate(grids):
         if not grid:
             raise ScenarioError(f"{origin}: grids[{index}]: expected at least one override path")
-        for key, values in grid.items():
-            if not isinstance(values, list) or not values:
-                hint = (
-                    '; write the override path in quotes, e.g. "link.radio.buffer" = ["1MB"]'
-                    if isinstance(values, Mapping)
-                    else ""
-                )
-                raise ScenarioError(
-                    f"{origin}: grids[{index}].{key}: expected a non-empty list of values{hint}"
-                )
-        keys = list(grid)
-        for values in itertools.product(*(grid[k] for k in keys)):
-            points.append(dict(zip(keys, values, strict=True)))
+        axes = {key: _grid_values(v, f"{origin}: grids[{index}].{key}") for key, v in grid.items()}
+        for values in itertools.product(*axes.values()):
+            points.append(dict(zip(axes, values, strict=True)))
     return points
 
 
@@ -346,16 +349,7 @@ def apply_table(spec: SweepSpec, table: Mapping[str, Any], origin: str) -> None:
         if not isinstance(grid, Mapping):
             raise ScenarioError(f"{origin}: grid: expected a table of override path = [values]")
         for key, values in grid.items():
-            if not isinstance(values, list) or not values:
-                hint = (
-                    '; write the override path in quotes, e.g. "link.radio.buffer" = ["1MB"]'
-                    if isinstance(values, Mapping)
-                    else ""
-                )
-                raise ScenarioError(
-                    f"{origin}: grid.{key}: expected a non-empty list of values{hint}"
-                )
-            spec.grid[key] = list(values)
+            spec.grid[key] = _grid_values(values, f"{origin}: grid.{key}")
     if "point" in table:
         points = table["point"]
         if not isinstance(points, list) or not all(isinstance(p, Mapping) for p in points):

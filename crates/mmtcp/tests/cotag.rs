@@ -16,11 +16,32 @@ const MARKOV: [&str; 2] = [
 /// server —core— gw —a1/a2— ap1/ap2 —r1/r2— d, the access links `access` with 0.1 % packet
 /// errors; `flows` CUBIC downloads of 10 MB.
 fn network(processors: bool, flows: usize, access: [&str; 2]) -> String {
-    let p = |kind: &str| if processors { kind.to_string() } else { "[]".to_string() };
-    let mut s = format!(
+    let p = |kind: &'static str| if processors { kind } else { "[]" };
+    let lossy = access.map(|keys| format!("forward = {{ loss = 0.001 }}\n{keys}"));
+    let mut s = chain(
+        "3s",
+        [
+            p(r#"[{ kind = "cotag_gateway", device = "d" }]"#),
+            p(r#"[{ kind = "cotag_ap", device = "d" }]"#),
+            p(r#"[{ kind = "cotag_device" }]"#),
+        ],
+        "10Gbps",
+        [&lossy[0], &lossy[1]],
+    );
+    for _ in 0..flows {
+        s.push_str("[[flow]]\nfrom = \"server\"\nto = \"d\"\ntransport = { cc = \"cubic\" }\napp = { kind = \"bulk\", size = \"10MB\" }\n");
+    }
+    s
+}
+
+/// The chain server —core (10 Gbit/s, 1 ms)— gw —a1/a2 (`ways`, 50 µs)— ap1/ap2 —r1/r2 (50 µs)— d
+/// for `duration`, with the processor lists of the gateway, both access points and the device,
+/// and each access link's own keys (`access`); no flows.
+fn chain(duration: &str, [gw, ap, d]: [&str; 3], ways: &str, [r1, r2]: [&str; 2]) -> String {
+    format!(
         r#"
 [simulation]
-duration = "3s"
+duration = "{duration}"
 [[node]]
 name = "server"
 [[node]]
@@ -43,36 +64,25 @@ delay = "1ms"
 [[link]]
 name = "a1"
 between = ["gw", "ap1"]
-rate = "10Gbps"
+rate = "{ways}"
 delay = "50us"
 [[link]]
 name = "a2"
 between = ["gw", "ap2"]
-rate = "10Gbps"
+rate = "{ways}"
 delay = "50us"
 [[link]]
 name = "r1"
 between = ["ap1", "d"]
 delay = "50us"
-forward = {{ loss = 0.001 }}
 {r1}
 [[link]]
 name = "r2"
 between = ["ap2", "d"]
 delay = "50us"
-forward = {{ loss = 0.001 }}
 {r2}
-"#,
-        gw = p(r#"[{ kind = "cotag_gateway", device = "d" }]"#),
-        ap = p(r#"[{ kind = "cotag_ap", device = "d" }]"#),
-        d = p(r#"[{ kind = "cotag_device" }]"#),
-        r1 = access[0],
-        r2 = access[1],
-    );
-    for _ in 0..flows {
-        s.push_str("[[flow]]\nfrom = \"server\"\nto = \"d\"\ntransport = { cc = \"cubic\" }\napp = { kind = \"bulk\", size = \"10MB\" }\n");
-    }
-    s
+"#
+    )
 }
 
 fn processor<'a>(out: &'a Ran, name: &str) -> &'a Value {
@@ -208,60 +218,13 @@ fn ready_spraying_follows_the_access_links_rates() {
 /// 10 Gbit/s without errors; ten CUBIC downloads of 8192-byte segments for 2 s, through COTAG
 /// (redundancy `redundancy`) or as MP-TCP connections with a subflow through each access point.
 fn unequal_access(cotag: bool, redundancy: f64) -> String {
-    let (gw, ap, d) = if cotag {
-        (
-            format!(r#"[{{ kind = "cotag_gateway", device = "d", redundancy = {redundancy} }}]"#),
-            r#"[{ kind = "cotag_ap", device = "d" }]"#,
-            r#"[{ kind = "cotag_device" }]"#,
-        )
+    let gw = format!(r#"[{{ kind = "cotag_gateway", device = "d", redundancy = {redundancy} }}]"#);
+    let processors = if cotag {
+        [gw.as_str(), r#"[{ kind = "cotag_ap", device = "d" }]"#, r#"[{ kind = "cotag_device" }]"#]
     } else {
-        ("[]".to_string(), "[]", "[]")
+        ["[]"; 3]
     };
-    let mut s = format!(
-        r#"
-[simulation]
-duration = "2s"
-[[node]]
-name = "server"
-[[node]]
-name = "gw"
-processors = {gw}
-[[node]]
-name = "ap1"
-processors = {ap}
-[[node]]
-name = "ap2"
-processors = {ap}
-[[node]]
-name = "d"
-processors = {d}
-[[link]]
-name = "core"
-between = ["server", "gw"]
-rate = "10Gbps"
-delay = "1ms"
-[[link]]
-name = "a1"
-between = ["gw", "ap1"]
-rate = "40Gbps"
-delay = "50us"
-[[link]]
-name = "a2"
-between = ["gw", "ap2"]
-rate = "40Gbps"
-delay = "50us"
-[[link]]
-name = "r1"
-between = ["ap1", "d"]
-rate = "3Gbps"
-delay = "50us"
-[[link]]
-name = "r2"
-between = ["ap2", "d"]
-rate = "10Gbps"
-delay = "50us"
-"#
-    );
+    let mut s = chain("2s", processors, "40Gbps", ["rate = \"3Gbps\"", "rate = \"10Gbps\""]);
     for _ in 0..10 {
         s.push_str("[[flow]]\nfrom = \"server\"\nto = \"d\"\n");
         if cotag {
