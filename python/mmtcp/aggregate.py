@@ -15,7 +15,14 @@ from typing import Any
 from mmtcp.api import override_pairs
 from mmtcp.metrics import metric_value
 from mmtcp.stats import FIELDS, describe
-from mmtcp.sweep_dir import RUN_DIGEST_KEY, error_path, run_path, temporary_path, write_atomically
+from mmtcp.sweep_dir import (
+    RUN_DIGEST_KEY,
+    error_path,
+    run_entries,
+    run_path,
+    temporary_path,
+    write_atomically,
+)
 from mmtcp.sweep_spec import Point
 
 
@@ -49,6 +56,7 @@ def aggregate(
     run_rows: list[dict[str, Any]] = []
     for point in points:
         summaries = []
+        entries = []
         failed = 0
         for seed in seeds:
             path = run_path(runs_dir, point, seed)
@@ -56,6 +64,7 @@ def aggregate(
             if path.is_file():
                 try:
                     summaries.append(json.loads(path.read_text(encoding="utf-8")))
+                    entries.append(run_entries(path))
                     run_rows.append(_run_row(point, seed, summaries[-1]))
                 except ValueError:
                     notes.append(f"{path}: not valid JSON, left out; delete it to rerun that run")
@@ -65,7 +74,7 @@ def aggregate(
                 failures.append(RunFailure(point.id, seed, failed_path, (message or [""])[0]))
         stats = {}
         for metric in metrics:
-            values = [metric_value(s, metric) for s in summaries]
+            values = [metric_value(s, metric, e) for s, e in zip(summaries, entries, strict=True)]
             present = [v for v in values if v is not None]
             if present:
                 found_anywhere[metric] = True

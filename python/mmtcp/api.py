@@ -8,12 +8,14 @@ validation, as `mmtcp run --set` does; they are a dict `{"link.1.delay": "20ms",
     import mmtcp
     result = mmtcp.run("scenarios/demo.toml", seed=7, overrides={"simulation.duration": "2s"})
     result.summary["flows"][0]["goodput_bps"]  # bit/s over the run
+    result.table("flow_summary")  # one row per flow, a pandas DataFrame
     result.timeseries.plot(x="time_s", y="flow.bulk.goodput_bps")  # a pandas DataFrame
-    result.save("out/demo")  # summary.json, timeseries.parquet, scenario.resolved.toml
+    result.save("out/demo")  # summary.json, the tables, timeseries.parquet, scenario.resolved.toml
     result.plot("out/demo")  # out/demo/plots/*.png
 
 One run is one call into Rust (`mmtcp._core`), which holds no Python objects while it runs: the
-summary comes back as JSON text and the time series as numpy arrays, one per column.
+summary comes back as JSON text and the tables (time series, per-entity summaries) as numpy
+arrays, one per column.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from mmtcp import _core
 from mmtcp._core import ScenarioError
+from mmtcp.tables import RawTable, core_tables, to_pandas, wide_columns, write_parquet
 
 if TYPE_CHECKING:
     # Imported where used instead: `import mmtcp` stays light for the CLI's start-up and for the
@@ -55,36 +58,72 @@ class Result:
     """What one run produced.
 
     Attributes:
-        summary: `summary.json`'s content: run statistics, one entry per flow and per link, and
-            the resolved scenario.
-        timeseries: one row per sample interval; `time_s` first, then `flow.<name>.<metric>` and
-            `link.<name>.<fwd|rev>.<metric>` columns. A pandas DataFrame, built on first use:
-            `mmtcp run` saves the columns without importing pandas.
-        resolved_scenario: the scenario as run, every default filled in, as TOML text.
+        summary: `summary.json`'s content: run statistics, `aggregates` over the flows and links,
+            and — when the run has at most `metrics.summary_entries` flows and links — one entry
+            per flow and per link and the resolved scenario.
+        tables: the per-entity tables by name (`mmtcp.tables`): the long-form time series
+            `flows`, `links`, `proxies` and the summaries `flow_summary`, `link_summary`,
+            `flow_drops`, every entity of the run; `table(name)` gives one as a DataFrame.
+        timeseries: the wide view of the time series: `time_s` first, then
+            `flow.<name>.<metric>`, `link.<name>.<fwd|rev>.<metric>`, `proxy.<name>.<column>`
+            columns. A pandas DataFrame, built on first use: `mmtcp run` saves the columns
+            without importing pandas.
+        resolved_scenario: the scenario as run, every default filled in, as TOML text (for a
+            run too large to list its entities, computed on first use).
     """
 
     def __init__(
         self,
         summary: dict[str, Any],
-        timeseries: pd.DataFrame | Mapping[str, npt.NDArray[np.float64]],
-        resolved_scenario: str,
+        timeseries: pd.DataFrame | Mapping[str, npt.NDArray[np.float64]] | None,
+        resolved_scenario: str | Callable[[], str],
+        tables: Mapping[str, RawTable] | None = None,
     ):
-        """`timeseries` is a DataFrame, or its columns (name → float64 array, `time_s` first)."""
+        """`timeseries` is a DataFrame, or its columns (name → float64 array, `time_s` first), or
+        None to build it from `tables`; `resolved_scenario` its text or a function computing it."""
         self.summary = summary
-        self.resolved_scenario = resolved_scenario
+        self.tables: dict[str, RawTable] = dict(tables or {})
+        self._resolved = resolved_scenario
         self._series = timeseries
 
     @property
-    def timeseries(self) -> pd.DataFrame:
-        if isinstance(self._series, Mapping):
-            import pandas as pd
+    def resolved_scenario(self) -> str:
+        if callable(self._resolved):
+            self._resolved = self._resolved()
+        return self._resolved
 
-            self._series = pd.DataFrame(self._series, copy=False)
+    @property
+    def lists_entities(self) -> bool:
+        """Whether the summary lists every flow and link (at most `metrics.summary_entries` of
+        each): a small run, whose wide time series `save` writes as `timeseries.parquet`."""
+        return "flows" in self.summary and "links" in self.summary
+
+    def _wide(self) -> pd.DataFrame | Mapping[str, npt.NDArray[np.float64]]:
+        if self._series is None:
+            self._series = wide_columns(self.tables)
         return self._series
 
-    def save(self, out_dir: str | os.PathLike[str]) -> Path:
-        """Writes `summary.json`, `timeseries.parquet` and `scenario.resolved.toml` into
-        `out_dir` (created if missing) and returns its path."""
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        series = self._wide()
+        if isinstance(series, Mapping):
+            import pandas as pd
+
+            series = pd.DataFrame(series, copy=False)
+            self._series = series
+        return series
+
+    def table(self, name: str) -> pd.DataFrame:
+        """The table `name` (one of `mmtcp.tables.TABLES`) as a DataFrame."""
+        if name not in self.tables:
+            raise KeyError(f"no table {name!r}; this run has {', '.join(self.tables) or 'none'}")
+        return to_pandas(self.tables[name])
+
+    def save(self, out_dir: str | os.PathLike[str], *, resolved: bool | None = None) -> Path:
+        """Writes `summary.json`, the tables (`<name>.parquet`), and for a small run (the summary
+        lists its entities) `timeseries.parquet` and `scenario.resolved.toml`, into `out_dir`
+        (created if missing); returns its path. `resolved` True or False writes the resolved
+        scenario or leaves it out whatever the run's size."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -92,33 +131,51 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         summary = json.dumps(self.summary, indent=2, ensure_ascii=False) + "\n"
         (out / "summary.json").write_text(summary, encoding="utf-8")
-        if isinstance(self._series, Mapping):
-            # Straight from the float64 buffers: pa.array() on a numpy array imports pandas
-            # (to test for a Series), which would cost `mmtcp run` a third of a second.
-            columns = [
-                pa.Array.from_buffers(pa.float64(), len(c), [None, pa.py_buffer(c)])
-                for c in self._series.values()
-            ]
-            table = pa.Table.from_arrays(columns, names=list(self._series))
-        else:
-            table = pa.Table.from_pandas(self._series, preserve_index=False)
-        pq.write_table(table, out / "timeseries.parquet")
-        (out / "scenario.resolved.toml").write_text(self.resolved_scenario, encoding="utf-8")
+        write_parquet(self.tables, out)
+        small = self.lists_entities or not self.tables
+        # A file this run does not write is removed: an earlier run's in the same folder would
+        # pass for this one's.
+        for stale in ("timeseries.parquet", "scenario.resolved.toml"):
+            (out / stale).unlink(missing_ok=True)
+        if small:
+            series = self._wide()
+            if isinstance(series, Mapping):
+                # Straight from the float64 buffers: pa.array() on a numpy array imports pandas
+                # (to test for a Series), which would cost `mmtcp run` a third of a second.
+                columns = [
+                    pa.Array.from_buffers(pa.float64(), len(c), [None, pa.py_buffer(c)])
+                    for c in series.values()
+                ]
+                table = pa.Table.from_arrays(columns, names=list(series))
+            else:
+                table = pa.Table.from_pandas(series, preserve_index=False)
+            pq.write_table(table, out / "timeseries.parquet")
+        if resolved if resolved is not None else small:
+            (out / "scenario.resolved.toml").write_text(self.resolved_scenario, encoding="utf-8")
         return out
 
     def plot(self, out_dir: str | os.PathLike[str], plot_format: str = "png") -> list[Path]:
         """Draws the standard plots into `out_dir/plots/` as PNG (or `plot_format="svg"`) and
-        returns the files written."""
+        returns the files written: a line per flow and link for a run of few (`report.FEW`),
+        distributions across them for a larger one (`mmtcp.plot_many`)."""
+        from mmtcp.report import detailed
+
+        plots = Path(out_dir) / "plots"
+        few = detailed(self.summary, "flows") and detailed(self.summary, "links")
+        if self.tables and not few:
+            from mmtcp.plot_many import plot_distributions
+
+            arrow = {name: table.to_arrow() for name, table in self.tables.items()}
+            return plot_distributions(self.summary, arrow, plots, plot_format)
         from mmtcp.plot import plot_result
 
-        return plot_result(self.summary, self.timeseries, Path(out_dir) / "plots", plot_format)
+        return plot_result(self.summary, self.timeseries, plots, plot_format)
 
     def __repr__(self) -> str:
-        flows = [flow["name"] for flow in self.summary["flows"]]
-        rows, columns = self.timeseries.shape
+        flows = self.summary["aggregates"]["flows"]["count"] if "aggregates" in self.summary else 0
         return (
             f"Result(seed={self.summary['seed']}, sim_seconds={self.summary['sim_seconds']}, "
-            f"flows={flows}, timeseries={rows}x{columns})"
+            f"flows={flows}, tables={list(self.tables)})"
         )
 
 
@@ -146,10 +203,14 @@ def run(
     source, kind, where = _source(scenario_or_path)
     _check_seed(seed, where.get("name", source))
     pairs = override_pairs(overrides)
-    summary, columns, resolved = _core.run(
+    summary, tables, resolved = _core.run(
         source, kind, **where, seed=seed, overrides=pairs, progress=progress
     )
-    return Result(json.loads(summary), columns, resolved)
+
+    def resolve() -> str:
+        return _core.validate(source, kind, **where, seed=seed, overrides=pairs)
+
+    return Result(json.loads(summary), None, resolved or resolve, core_tables(tables))
 
 
 def validate(scenario_or_path: Scenario, *, overrides: Overrides | None = None) -> str:

@@ -36,7 +36,7 @@ from typing import Any
 
 from mmtcp.claims import SETTING, Case, Claim, Term, select
 from mmtcp.stats import ci_half_width, describe
-from mmtcp.sweep_dir import run_path
+from mmtcp.sweep_dir import run_entries, run_path
 from mmtcp.sweep_spec import Point
 from mmtcp.sweep_table import significant
 
@@ -63,7 +63,8 @@ def read_run_values(
                 summary = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            per_seed[seed] = {metric: metric_value(summary, metric) for metric in metrics}
+            entries = run_entries(path)
+            per_seed[seed] = {metric: metric_value(summary, metric, entries) for metric in metrics}
         values[point.id] = per_seed
     return values
 

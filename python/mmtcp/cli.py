@@ -88,7 +88,7 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 
-RESULT_FILES = ("summary.json", "timeseries.parquet")
+RESULT_FILES = ("summary.json",)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -163,6 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="do not draw plots/*")
     _add_plot_format_option(p)
     p.add_argument("--no-report", action="store_true", help="do not write report.html")
+    p.add_argument(
+        "--resolved",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write scenario.resolved.toml (default: only for a run with at most "
+        "metrics.summary_entries flows and links)",
+    )
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(handler=_cmd_run)
 
@@ -442,13 +449,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.clear()
-    result.save(out_dir)
+    result.save(out_dir, resolved=args.resolved)
     if not args.no_plots:
         result.plot(out_dir, args.plot_format)
     if not args.no_report:
         write_report(out_dir)
     if not args.quiet:
-        print(run_report(result.summary))
+        names = ("flow_summary", "link_summary")
+        tables = {n: result.tables[n].to_arrow() for n in names if n in result.tables}
+        print(run_report(result.summary, tables))
         print(f"\nresults in {out_dir}{os.sep}")
     return EXIT_OK
 

@@ -29,7 +29,7 @@ from mmtcp.sweep_table import estimate_legend, points_rows
 
 REPORT_FILE = "report.html"
 FIGURE_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
-RUN_PLOTS = ("goodput", "cwnd", "rtt", "queues", "radio")
+RUN_PLOTS = ("goodput_cdf", "goodput", "cwnd", "rtt", "queues", "radio")
 """The order of a run's plots on the page (others follow, by name)."""
 
 _STYLE = """
@@ -133,7 +133,7 @@ def _read_json(path: Path) -> Any:
 
 def _run_page(folder: Path) -> tuple[str, str]:
     summary = _read_json(folder / "summary.json")
-    tables = run_tables(summary)
+    tables = run_tables(summary, _summary_tables(folder))
     cost = cost_line(summary)
     scenario = str(summary.get("scenario_file", "?"))
     title = f"mmtcp run: {Path(scenario).name}"
@@ -153,8 +153,24 @@ def _run_page(folder: Path) -> tuple[str, str]:
     )
     resolved = folder / "scenario.resolved.toml"
     parts.append("<h2>Scenario (resolved: every default filled in)</h2>")
-    parts.append(_text_file(resolved, resolved.name))
+    if resolved.is_file() or "scenario" in summary:
+        parts.append(_text_file(resolved, resolved.name))
+    else:
+        parts.append(
+            "<p>not written for a run of more than metrics.summary_entries flows or links "
+            "(<code>mmtcp run --resolved</code> writes it)</p>"
+        )
     return title, "\n".join(parts)
+
+
+def _summary_tables(folder: Path) -> dict[str, Any]:
+    """The run's flow_summary and link_summary tables, where saved (pyarrow Tables)."""
+    files = {name: folder / f"{name}.parquet" for name in ("flow_summary", "link_summary")}
+    if not any(path.is_file() for path in files.values()):
+        return {}
+    import pyarrow.parquet as pq
+
+    return {name: pq.read_table(path) for name, path in files.items() if path.is_file()}
 
 
 def _sweep_page(folder: Path, experiment: Experiment | None) -> tuple[str, str]:

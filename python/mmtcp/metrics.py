@@ -5,7 +5,10 @@ default."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mmtcp.tables import SummaryEntries
 
 from mmtcp._core import ScenarioError
 
@@ -24,9 +27,13 @@ def check_metrics(metrics: Iterable[str], where: str = "metric") -> list[str]:
     return checked
 
 
-def metric_value(summary: Any, path: str) -> float | None:
+def metric_value(summary: Any, path: str, entries: SummaryEntries | None = None) -> float | None:
     """The number at a dotted `path` in a summary, or None if there is none (missing, null, or not
     a number). In a list, a segment selects the element with that `name`, else that index.
+
+    A summary of more than `metrics.summary_entries` flows (links) does not list them: a path
+    `flows.<flow>.…` (`links.<link>.…`) is then read from the entry `entries` rebuilt from the
+    run's per-entity tables (`mmtcp.tables.SummaryEntries`).
 
     >>> s = {"flows": [{"name": "bulk", "rtt_ms": {"p99": 30.5}, "completion_seconds": None}]}
     >>> metric_value(s, "flows.bulk.rtt_ms.p99"), metric_value(s, "flows.0.rtt_ms.p99")
@@ -34,8 +41,13 @@ def metric_value(summary: Any, path: str) -> float | None:
     >>> metric_value(s, "flows.bulk.completion_seconds"), metric_value(s, "flows.x.rtt_ms")
     (None, None)
     """
+    segments = path.split(".")
     node = summary
-    for segment in path.split("."):
+    kind = segments[0]
+    unlisted = isinstance(summary, Mapping) and kind in ("flows", "links") and kind not in summary
+    if entries is not None and unlisted and len(segments) > 1:
+        node, segments = entries.entry(kind, segments[1]), segments[2:]
+    for segment in segments:
         if isinstance(node, Mapping):
             if segment not in node:
                 return None

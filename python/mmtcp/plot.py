@@ -51,10 +51,24 @@ _HEADROOM = 1.1
 
 
 def plot_dir(result_dir: str | os.PathLike[str], plot_format: str = "png") -> list[Path]:
-    """Draws the plots of the run saved in `result_dir`; returns the files written."""
+    """Draws the plots of the run saved in `result_dir`; returns the files written. A run
+    without `timeseries.parquet` (more than `metrics.summary_entries` flows or links) or with
+    more than `report.FEW` flows or links gets the distribution plots of `mmtcp.plot_many`."""
+    from mmtcp.report import detailed
+
     directory = Path(result_dir)
     summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
-    timeseries = pd.read_parquet(directory / "timeseries.parquet", engine="pyarrow")
+    wide = directory / "timeseries.parquet"
+    if not wide.is_file() or not (detailed(summary, "flows") and detailed(summary, "links")):
+        import pyarrow.parquet as pq
+
+        from mmtcp.plot_many import plot_distributions
+        from mmtcp.tables import TABLES
+
+        files = {name: directory / f"{name}.parquet" for name in TABLES}
+        tables = {name: pq.read_table(path) for name, path in files.items() if path.is_file()}
+        return plot_distributions(summary, tables, directory / "plots", plot_format)
+    timeseries = pd.read_parquet(wide, engine="pyarrow")
     return plot_result(summary, timeseries, directory / "plots", plot_format)
 
 

@@ -10,11 +10,19 @@ Tables are plain text, first column left-aligned and the others right-aligned:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 MISSING = "-"
 """Printed for a value the run did not produce (a bulk flow's completion time, say)."""
+
+FEW = 24
+"""Most flows (and links) the reports and plots show one by one; beyond, they show distributions
+across them and the `TOP` flows (link directions) with the most goodput (utilisation)."""
+TOP = 10
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -40,29 +48,89 @@ Table = tuple[list[str], list[list[str]]]
 """A table as data: its header and its rows of cells (text)."""
 
 
-def run_report(summary: dict[str, Any]) -> str:
+def run_report(summary: dict[str, Any], tables: Mapping[str, pa.Table] | None = None) -> str:
     """The table `mmtcp run` prints: flows, links, and the cost of the run."""
-    tables = [format_table(header, rows) for _, (header, rows) in run_tables(summary)]
-    return "\n\n".join([*tables, cost_line(summary)])
+    texts = [
+        (f"{caption}\n" if caption not in PLAIN_CAPTIONS else "") + format_table(header, rows)
+        for caption, (header, rows) in run_tables(summary, tables)
+    ]
+    return "\n\n".join([*texts, cost_line(summary)])
 
 
-def run_tables(summary: dict[str, Any]) -> list[tuple[str, Table]]:
+PLAIN_CAPTIONS = ("Flows", "Links", "Radio directions", "Packet processors")
+"""Captions the terminal leaves out: the table's header says as much."""
+
+
+def detailed(summary: dict[str, Any], kind: str) -> bool:
+    """Whether the reports show each of the run's `kind` (`flows` or `links`): the summary lists
+    them and there are at most `FEW`."""
+    return kind in summary and len(summary[kind]) <= FEW
+
+
+def run_tables(
+    summary: dict[str, Any], tables: Mapping[str, pa.Table] | None = None
+) -> list[tuple[str, Table]]:
     """The tables of a run as `(caption, (header, rows))`: flows and links, then the radio
-    directions and the packet processors when the run has them. The terminal report and the
-    HTML report show these same cells."""
-    tables = [("Flows", flow_table(summary)), ("Links", link_table(summary))]
-    radio = radio_table(summary)
-    if radio is not None:
-        tables.append(("Radio directions", radio))
+    directions and the packet processors when the run has them. With more than `FEW` flows
+    (links), their distributions and the top `TOP` from `tables["flow_summary"]`
+    (`tables["link_summary"]`) instead. The terminal report and the HTML report show these
+    same cells."""
+    tables = tables or {}
+    found = []
+    if detailed(summary, "flows"):
+        found.append(("Flows", flow_table(summary["flows"])))
+    else:
+        found.append((flow_totals(summary), flow_distributions(summary)))
+        if "flow_summary" in tables:
+            top = top_rows(tables["flow_summary"], "goodput_bps", TOP, only_null="subflow")
+            found.append((f"The {len(top)} flows with the most goodput", flow_table(top)))
+    if detailed(summary, "links"):
+        found.append(("Links", link_table(summary)))
+        radio = radio_table(summary)
+        if radio is not None:
+            found.append(("Radio directions", radio))
+    else:
+        links = summary["aggregates"]["links"]
+        caption = f"{links['count']:,} links, {links['drops']:,} packets dropped on them"
+        found.append((caption, link_distributions(summary)))
+        if "link_summary" in tables:
+            top = top_rows(tables["link_summary"], "utilisation", TOP)
+            caption = f"The {len(top)} link directions most used"
+            found.append((caption, direction_table(top)))
     processors = processor_table(summary)
     if processors is not None:
-        tables.append(("Packet processors", processors))
-    return tables
+        found.append(("Packet processors", processors))
+    return found
 
 
-def flow_table(summary: dict[str, Any]) -> Table:
-    """Per flow: goodput, bytes delivered, retransmissions, RTOs, RTT, delivery ratio,
-    completion time."""
+def field(record: Mapping[str, Any], path: str) -> Any:
+    """`record`'s value at a dotted `path`: nested (a summary entry) or flat (a table row)."""
+    if path in record:
+        return record[path]
+    node: Any = record
+    for key in path.split("."):
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def top_rows(
+    table: pa.Table, by: str, n: int, only_null: str | None = None
+) -> list[dict[str, Any]]:
+    """The `n` rows of `table` with the largest `by` (rows where `only_null` is not null left
+    out, e.g. MP-TCP subflows), as flat dicts; ties keep the table's order."""
+    import pyarrow.compute as pc
+
+    if only_null is not None:
+        table = table.filter(pc.is_null(table[only_null]))
+    order = pc.sort_indices(table, sort_keys=[(by, "descending")], null_placement="at_end")
+    return table.take(order[:n]).to_pylist()
+
+
+def flow_table(flows: Sequence[Mapping[str, Any]]) -> Table:
+    """Per flow (summary entries or `flow_summary` rows): goodput, bytes delivered,
+    retransmissions, RTOs, RTT, delivery ratio, completion time."""
     header = [
         "flow",
         "goodput Mbit/s",
@@ -76,17 +144,74 @@ def flow_table(summary: dict[str, Any]) -> Table:
     ]
     rows = [
         [
-            flow["name"],
-            number(flow["goodput_bps"], 1, 1e6),
-            number(flow["bytes_delivered"], 1, 1e6),
-            number(flow["retransmitted_segments"], 0),
-            number(flow["rto_count"], 0),
-            number(flow["rtt_ms"]["p50"], 1),
-            number(flow["rtt_ms"]["p99"], 1),
-            number(flow["delivery_ratio"], 4),
-            number(flow["completion_seconds"], 3),
+            str(field(flow, "name") or field(flow, "flow")),
+            number(field(flow, "goodput_bps"), 1, 1e6),
+            number(field(flow, "bytes_delivered"), 1, 1e6),
+            number(field(flow, "retransmitted_segments"), 0),
+            number(field(flow, "rto_count"), 0),
+            number(field(flow, "rtt_ms.p50"), 1),
+            number(field(flow, "rtt_ms.p99"), 1),
+            number(field(flow, "delivery_ratio"), 4),
+            number(field(flow, "completion_seconds"), 3),
         ]
-        for flow in summary["flows"]
+        for flow in flows
+    ]
+    return header, rows
+
+
+DISTRIBUTION_HEADER = ["", "flows", "mean", "min", "p10", "p50", "p90", "p99", "max"]
+
+
+def _distribution_row(
+    label: str, d: Mapping[str, Any] | None, digits: int, scale: float
+) -> list[str]:
+    if d is None:
+        return [label, "0"] + [MISSING] * 7
+    stats = ("mean", "min", "p10", "p50", "p90", "p99", "max")
+    return [label, f"{d['count']:,}", *(number(d[k], digits, scale) for k in stats)]
+
+
+def flow_totals(summary: dict[str, Any]) -> str:
+    """One line: the flows' count, total goodput, Jain's index, retransmissions, RTOs, drops."""
+    a = summary["aggregates"]["flows"]
+    return (
+        f"{a['count']:,} flows: {number(a['total_goodput_bps'], 1, 1e6)} Mbit/s in all, "
+        f"Jain's index {number(a['jain_fairness'], 3)}, {a['retransmitted_segments']:,} "
+        f"retransmitted, {a['rto_count']:,} RTOs, {a['dropped_segments']:,} dropped"
+    )
+
+
+def flow_distributions(summary: dict[str, Any]) -> Table:
+    """The flows' goodput, RTT and completion times across flows (`aggregates.flows`)."""
+    a = summary["aggregates"]["flows"]
+    rows = [
+        _distribution_row("goodput Mbit/s", a["goodput_bps"], 2, 1e6),
+        _distribution_row("RTT mean ms", a["rtt_mean_ms"], 1, 1),
+        _distribution_row("RTT p99 ms", a["rtt_p99_ms"], 1, 1),
+        _distribution_row("completion s", a["completion_seconds"], 3, 1),
+    ]
+    return DISTRIBUTION_HEADER, rows
+
+
+def link_distributions(summary: dict[str, Any]) -> Table:
+    """The forward directions' utilisation across links (`aggregates.links`)."""
+    header = ["", "links", "mean", "min", "p10", "p50", "p90", "p99", "max"]
+    utilisation = summary["aggregates"]["links"]["utilisation"]
+    return header, [_distribution_row("utilisation", utilisation, 3, 1)]
+
+
+def direction_table(directions: Sequence[Mapping[str, Any]]) -> Table:
+    """Per link direction (`link_summary` rows): kind, utilisation, drops, mean capacity."""
+    header = ["link direction", "kind", "utilisation", "drops", "mean capacity Mbit/s"]
+    rows = [
+        [
+            f"{d['link']} {d['from']}→{d['to']}",
+            str(d["kind"]),
+            number(d["utilisation"], 3),
+            number((d["drops.queue"] or 0) + (d["drops.error"] or 0), 0),
+            number(d["mean_capacity_bps"], 1, 1e6),
+        ]
+        for d in directions
     ]
     return header, rows
 

@@ -7,6 +7,7 @@ run instead of counting it."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -18,6 +19,8 @@ from mmtcp import _core
 from mmtcp._core import ScenarioError
 from mmtcp.api import override_pairs
 from mmtcp.sweep_spec import Point, SweepSpec
+from mmtcp.tables import SummaryEntries
+from mmtcp.worker_pool import ENTITY_TABLES_KEY
 
 RUN_DIGEST_KEY = "sweep_run"
 """The key of a run file (first, before the run's summary) that holds its `run_digest`."""
@@ -141,6 +144,27 @@ def run_path(runs_dir: Path, point: Point, seed: int) -> Path:
     return runs_dir / point.id / f"seed-{seed}.json"
 
 
+def table_path(run_file: Path, table: str) -> Path:
+    """Where a run's per-entity table `table` is kept when its summary does not list the run's
+    flows and links: beside its run file, `seed-<seed>.<table>.parquet`."""
+    return run_file.with_name(f"{run_file.stem}.{table}.parquet")
+
+
+def run_entries(run_file: Path) -> SummaryEntries:
+    """The flows' and links' summary entries of a run, rebuilt from the tables beside its file
+    (for metric paths into a summary that does not list them)."""
+
+    def load(name: str) -> Any:
+        path = table_path(run_file, name)
+        if not path.is_file():
+            return None
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path)
+
+    return SummaryEntries(load)
+
+
 def error_path(runs_dir: Path, point: Point, seed: int) -> Path:
     """The error message of a failed run."""
     return runs_dir / point.id / f"seed-{seed}.error.txt"
@@ -157,6 +181,11 @@ def save_run(
     path.parent.mkdir(parents=True, exist_ok=True)
     if ok:
         summary = {RUN_DIGEST_KEY: digest, **json.loads(text)}
+        for name, encoded in summary.pop(ENTITY_TABLES_KEY, {}).items():
+            # Before the run file: a run counts as done once its file exists.
+            temporary = temporary_path(table_path(path, name))
+            temporary.write_bytes(base64.b64decode(encoded))
+            os.replace(temporary, table_path(path, name))
         write_atomically(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
         failed.unlink(missing_ok=True)
     else:

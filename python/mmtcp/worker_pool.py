@@ -248,7 +248,7 @@ def run_task(task: dict[str, Any]) -> tuple[str, str]:
     failing run. The local pool's workers and Dask's workers both call this."""
     source, kind, where = task["source"]
     try:
-        summary, _columns, _resolved = _core.run(
+        summary, tables, _resolved = _core.run(
             source,
             kind,
             **where,
@@ -261,4 +261,32 @@ def run_task(task: dict[str, Any]) -> tuple[str, str]:
         import traceback
 
         return "error", traceback.format_exc()
-    return "ok", summary
+    return "ok", with_entity_tables(summary, tables)
+
+
+ENTITY_TABLES_KEY = "__entity_tables__"
+"""The key under which a run's text carries its per-entity summary tables (parquet, base64) when
+its summary does not list its flows and links; `sweep_dir.save_run` writes them beside the run
+file and takes the key out."""
+
+
+def with_entity_tables(summary: str, tables: list[Any]) -> str:
+    """The summary text, with the per-entity summary tables added under `ENTITY_TABLES_KEY` if
+    it does not list every flow and link (a sweep's metrics then read them)."""
+    parsed = json.loads(summary)
+    if "flows" in parsed and "links" in parsed:
+        return summary
+    import base64
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from mmtcp.tables import SUMMARY_TABLES, core_tables
+
+    encoded = {}
+    for name, table in core_tables(tables).items():
+        if name in SUMMARY_TABLES:
+            sink = pa.BufferOutputStream()
+            pq.write_table(table.to_arrow(), sink)
+            encoded[name] = base64.b64encode(sink.getvalue().to_pybytes()).decode("ascii")
+    return json.dumps({**parsed, ENTITY_TABLES_KEY: encoded})

@@ -8,19 +8,20 @@
 //! - Arguments after the first two are keyword-only, as in polars and pydantic-core.
 //! - The GIL is released for the whole of a run and taken back only for the progress callback,
 //!   which also checks for pending signals so that Ctrl-C stops a run within ~0.1 s.
-//! - Time series cross as float64 numpy arrays that take over the Rust `Vec` without copying and
-//!   without one Python object per sample.
+//! - Tables (time series and per-entity summaries) cross as numpy arrays that take over the Rust
+//!   `Vec`s without copying and without one Python object per value; text columns as a list of
+//!   their distinct strings and a uint32 code per row.
 //! - A scenario problem raises `ScenarioError` (a `ValueError`); anything else that goes wrong in
 //!   Rust, including a panic, raises `SimulationError` (a `RuntimeError`). A panic never unwinds
 //!   into Python and never aborts the interpreter: every entry point runs under `catch_unwind`.
 
-use mmtcp::api::{self, Progress, RunError, RunOptions, ScenarioSource};
+use mmtcp::api::{self, Progress, RunError, RunOptions, ScenarioSource, Table, Values};
 use mmtcp::error::InputError;
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList, PyTuple};
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -91,7 +92,11 @@ fn scenario_source(
     }
 }
 
-/// Runs a scenario with the GIL released; returns `(summary_json, columns)`.
+/// Runs a scenario with the GIL released; returns `(summary_json, tables, resolved_toml)`:
+/// `tables` a list of `(name, rows, columns)`, each column `(name, kind, values, dictionary,
+/// valid)` — `kind` one of `f64`, `u64`, `i64`, `bool`, `text`; `values` a numpy array (for text,
+/// uint32 codes into the list `dictionary`, else None); `valid` a bool array (False: null) or
+/// None; `resolved_toml` None for a scenario too large to list (`metrics.summary_entries`).
 ///
 /// `progress(sim_seconds, stop_seconds, events, wall_seconds)` is called about ten times a
 /// wall-second; returning `False` stops the run, which then raises `SimulationError`. A pending
@@ -108,7 +113,7 @@ fn run<'py>(
     seed: Option<u64>,
     overrides: Option<Vec<(String, String)>>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(String, Bound<'py, PyDict>, String)> {
+) -> PyResult<(String, Bound<'py, PyList>, Option<String>)> {
     if let Some(callback) = &progress {
         if !callback.bind(py).is_callable() {
             return Err(PyTypeError::new_err("progress must be callable or None"));
@@ -136,11 +141,37 @@ fn run<'py>(
             }))
         }
     };
-    let columns = PyDict::new(py);
-    for column in output.columns {
-        columns.set_item(column.name, PyArray1::from_vec(py, column.values))?;
+    let tables = PyList::empty(py);
+    for table in output.tables {
+        tables.append(table_tuple(py, table)?)?;
     }
-    Ok((output.summary_json, columns, output.resolved))
+    Ok((output.summary_json, tables, output.resolved))
+}
+
+/// A table as `(name, rows, [(name, kind, values, dictionary, valid), ...])`.
+fn table_tuple(py: Python<'_>, table: Table) -> PyResult<Bound<'_, PyTuple>> {
+    let columns = PyList::empty(py);
+    for column in table.columns {
+        let valid = column.valid.map(|v| PyArray1::from_vec(py, v));
+        let (kind, values, dictionary): (&str, Bound<'_, PyAny>, Option<Vec<String>>) = match column.values {
+            Values::F64(v) => ("f64", PyArray1::from_vec(py, v).into_any(), None),
+            Values::U64(v) => ("u64", PyArray1::from_vec(py, v).into_any(), None),
+            Values::I64(v) => ("i64", PyArray1::from_vec(py, v).into_any(), None),
+            Values::Bool(v) => ("bool", PyArray1::from_vec(py, v).into_any(), None),
+            Values::Text { dictionary, codes } => {
+                ("text", PyArray1::from_vec(py, codes).into_any(), Some(dictionary))
+            }
+        };
+        columns.append((column.name, kind, values, dictionary, valid))?;
+    }
+    PyTuple::new(
+        py,
+        [
+            table.name.into_pyobject(py)?.into_any(),
+            table.rows.into_pyobject(py)?.into_any(),
+            columns.into_any(),
+        ],
+    )
 }
 
 /// The body of the progress callback, run with the GIL held: signals first, then the user's

@@ -4,7 +4,7 @@
 pub use crate::channel::RateTrace;
 use crate::channel::TraceFormat;
 use crate::error::InputError;
-pub use crate::metrics::series::Column;
+pub use crate::metrics::{Table, TableColumn, Values};
 pub use crate::radio::ieee80211ad::DualApTraces;
 use crate::report;
 use crate::scenario;
@@ -29,10 +29,19 @@ pub struct Progress {
 pub struct RunOutput {
     /// `summary.json`'s content, as JSON text.
     pub summary_json: String,
-    /// The time series; the first column is `time_s`.
-    pub columns: Vec<Column>,
-    /// The scenario as run, every default filled in, as TOML (see [`validate`]).
-    pub resolved: String,
+    /// The per-entity tables (docs/metrics.md): the long-form time series `flows`, `links` and
+    /// `proxies`, then the summaries `flow_summary`, `link_summary` and `flow_drops`.
+    pub tables: Vec<Table>,
+    /// The scenario as run, every default filled in, as TOML (see [`validate`]); `None` for a
+    /// scenario with more flows or links than `metrics.summary_entries` (ask [`validate`]).
+    pub resolved: Option<String>,
+}
+
+impl RunOutput {
+    /// The table named `name`.
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.iter().find(|t| t.name == name)
+    }
 }
 
 /// Why a run did not finish.
@@ -109,9 +118,11 @@ pub fn run(
     if stop == Stop::Interrupted {
         return Err(RunError::Interrupted);
     }
-    let summary_json = report::summary_json(&world, &loaded, stop, (setup_seconds, wall_seconds));
-    let columns = world.take_series().into_columns();
-    Ok(RunOutput { summary_json, columns, resolved: resolved_toml(&loaded) })
+    let report = report::report(&world, &loaded, stop, (setup_seconds, wall_seconds));
+    let mut tables = world.take_series();
+    tables.extend(report.tables);
+    let resolved = report.lists_entities.then(|| resolved_toml(&loaded));
+    Ok(RunOutput { summary_json: report.summary_json, tables, resolved })
 }
 
 /// The bare event engine with a realistic mix of timer and packet events: `events` events.

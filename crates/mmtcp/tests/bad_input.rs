@@ -481,14 +481,18 @@ fn processor_value_errors_name_the_key() {
 
 #[test]
 fn a_time_series_over_its_memory_cap() {
-    // 1 + 6 flow + 2 × 4 link columns = 15, × 1000 rows of 8 bytes = 120 kB.
+    // (1 flow × 7 + 2 link directions × 6 metrics) × 1000 rows = 19 000 values of 8 bytes = 152 kB.
     let text = format!("[simulation]\nduration = \"10s\"\n[metrics]\nseries_memory = \"100KB\"\n{BASE}");
     let e = check(&text);
     assert_eq!(e.field, "metrics.series_memory");
-    assert!(e.message.contains("15 columns x 1000 rows") && e.message.contains("metrics.interval"), "{e}");
-    let fits = text.replace("\"100KB\"", "\"120KB\"");
+    assert!(
+        e.message.contains("19000 values of 8 bytes over 1000 rows")
+            && e.message.contains("metrics.interval"),
+        "{e}"
+    );
+    let fits = text.replace("\"100KB\"", "\"152KB\"");
     let source = ScenarioSource::Toml { text: fits, name: "ok.toml".into(), base_dir: PathBuf::new() };
-    validate(&source, &RunOptions::default()).expect("120 kB is enough");
+    validate(&source, &RunOptions::default()).expect("152 kB is enough");
 }
 
 #[test]
@@ -501,7 +505,7 @@ fn a_long_run_of_many_flows_is_refused_before_it_reserves_its_time_series() {
         format!("[simulation]\nduration = \"1000000s\"\n[metrics]\ninterval = \"100ms\"\n{base}{flows}");
     let e = check(&text);
     assert_eq!(e.field, "metrics.series_memory", "{e}");
-    assert!(e.message.contains("x 10000000 rows"), "{e}");
+    assert!(e.message.contains("over 10000000 rows"), "{e}");
 }
 
 #[test]

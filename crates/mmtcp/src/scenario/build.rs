@@ -652,14 +652,14 @@ pub fn build(s: &Scenario, file: &str, base_dir: &Path, seed: u64) -> Result<Wor
     for slot in build_processors(s, (file, seed), world.topology(), world.dirs(), &node_ids)? {
         world.add_processor(slot);
     }
-    let (columns, rows) = world.series_shape();
-    let needed = (columns as u64).saturating_mul(rows as u64).saturating_mul(8);
+    let (values, rows) = world.series_values();
+    let needed = values.saturating_mul(8);
     if needed > s.metrics.series_memory.0 {
         return Err(InputError::new(
             file,
             "metrics.series_memory",
             format!(
-                "the time series would take {:.1} MB ({columns} columns x {rows} rows of 8 bytes), over the {} allowed; lengthen metrics.interval ({}) or raise metrics.series_memory",
+                "the time series would take {:.1} MB ({values} values of 8 bytes over {rows} rows), over the {} allowed; lengthen metrics.interval ({}) or raise metrics.series_memory",
                 needed as f64 / 1e6,
                 s.metrics.series_memory,
                 s.metrics.interval

@@ -76,6 +76,10 @@ pub struct MetricsConfig {
     /// Most memory the time series may take (8 bytes per value, reserved when the run starts):
     /// a scenario that would need more is refused before it runs.
     pub series_memory: Bytes,
+    /// Most flows, and most links, `summary.json` lists entry by entry (and embeds the resolved
+    /// scenario with); a run with more lists them only in its per-entity tables
+    /// (`flow_summary.parquet`, `link_summary.parquet`) and sums them up in `aggregates`.
+    pub summary_entries: usize,
     /// A burst window whose delivery the summary reports (`[metrics.burst]`; none by default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst: Option<BurstConfig>,
@@ -108,11 +112,15 @@ pub struct BurstConfig {
 /// memory a scenario with many flows and links asks for before it starts.
 pub const DEFAULT_SERIES_MEMORY: Bytes = Bytes(1 << 30);
 
+/// `metrics.summary_entries`' default.
+pub const DEFAULT_SUMMARY_ENTRIES: usize = 100;
+
 impl Default for MetricsConfig {
     fn default() -> Self {
         MetricsConfig {
             interval: Time(Duration::from_millis(10)),
             series_memory: DEFAULT_SERIES_MEMORY,
+            summary_entries: DEFAULT_SUMMARY_ENTRIES,
             burst: None,
             steady_from: None,
         }

@@ -2,11 +2,12 @@
 //! their routes, packet processors, then [`WorldBuilder::build`], which schedules the first
 //! events.
 
+use super::sample::WorldSeries;
 use super::{ChannelDriver, Connection, ConnectionSpec, Entry, Flow, FlowSpec, Relay, SubflowOf, World};
 use crate::event::{Event, RadioEvent};
 use crate::ids::{DirId, FlowId, RouteId};
 use crate::metrics::burst::{BurstMeter, BurstSpec};
-use crate::metrics::TimeSeries;
+use crate::metrics::{EntitySeries, KeyValues};
 use crate::net::PacketArena;
 use crate::proxy::ProcessorSlot;
 use crate::radio::config::ReportMode;
@@ -16,8 +17,26 @@ use crate::topology::routing::RouteTable;
 use crate::topology::{AnyDirection, Topology};
 use crate::transport::tcp::TcpCtx;
 
-/// The time-series columns of an MP-TCP connection, after its subflows'.
-const CONNECTION_COLUMNS: [&str; 3] = ["goodput_bps", "delivered_bytes", "reorder_buffer_bytes"];
+/// The metrics of the flows' time series (`flows`), in column order: a TCP flow's or subflow's,
+/// then one only an MP-TCP connection has.
+pub(super) const FLOW_METRICS: [&str; 7] = [
+    "goodput_bps",
+    "cwnd_bytes",
+    "ssthresh_bytes",
+    "inflight_bytes",
+    "rtt_ms",
+    "delivered_bytes",
+    "reorder_buffer_bytes",
+];
+/// The metrics an MP-TCP connection has (the others are its subflows').
+const CONNECTION_METRICS: [&str; 3] = ["goodput_bps", "delivered_bytes", "reorder_buffer_bytes"];
+/// The metrics only a connection has.
+const CONNECTION_ONLY: [&str; 1] = ["reorder_buffer_bytes"];
+/// The metrics of the link directions' time series (`links`), in column order; the last two only
+/// for a radio-stack direction.
+pub(super) const LINK_METRICS: [&str; 6] =
+    ["queue_bytes", "queue_packets", "capacity_bps", "throughput_bps", "sinr_db", "mcs"];
+const RADIO_ONLY: [&str; 2] = ["sinr_db", "mcs"];
 
 /// A world under construction.
 pub struct WorldBuilder {
@@ -170,7 +189,7 @@ impl WorldBuilder {
     /// periodic link reports.
     pub fn build(self) -> World {
         let n_dirs = self.dirs.len();
-        let series = TimeSeries::new(self.series_columns(), self.series_rows());
+        let series = self.series();
         let chains = vec![Vec::new(); self.topology.nodes()];
         let burst = self.burst.map(|(meter, entries)| {
             let entries = entries.iter().map(|&e| self.entries[e]).collect();
@@ -249,9 +268,16 @@ impl WorldBuilder {
         world
     }
 
-    /// The time series' columns and rows (one row per sampling interval up to the stop time).
-    pub fn series_shape(&self) -> (usize, usize) {
-        (self.series_columns().len(), self.series_rows())
+    /// Values the time series will hold over the whole run (one per sampling interval up to the
+    /// stop time, per entity, per metric of its table), for `metrics.series_memory`'s check.
+    pub fn series_values(&self) -> (u64, usize) {
+        let rows = self.series_rows();
+        let flows = self.flows.len() + self.connections.len();
+        let proxies: usize = self.processors.iter().map(|p| p.processor.columns().len()).sum();
+        let cells = EntitySeries::cells(flows, FLOW_METRICS.len(), rows)
+            + EntitySeries::cells(self.dirs.len(), LINK_METRICS.len(), rows)
+            + EntitySeries::cells(proxies, 1, rows);
+        (cells as u64, rows)
     }
 
     /// One row per sampling interval up to the stop time.
@@ -259,38 +285,72 @@ impl WorldBuilder {
         (self.stop_time.0 / self.interval.0) as usize
     }
 
-    /// Column names of the time series, in the order [`World::sample`] fills them: per flow
-    /// (MP-TCP subflows included, named `<connection>.sf<k>`), per MP-TCP connection, per link
-    /// direction (two more for a radio-stack direction: SINR and MCS), per processor.
-    fn series_columns(&self) -> Vec<String> {
-        let mut names = vec!["time_s".to_string()];
+    /// The time series, empty, with room for the whole run: per flow (an MP-TCP subflow is its
+    /// connection's flow with its index as `subflow`; the connection follows its subflows'
+    /// entities with `subflow` null), per link direction, per processor column — in the order
+    /// [`World::sample`] fills them.
+    fn series(&self) -> WorldSeries {
+        let rows = self.series_rows();
+        let mut flow_names = Vec::new();
+        let mut subflow = Vec::new();
+        let mut applies = Vec::new();
         for f in &self.flows {
-            for m in
-                ["goodput_bps", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rtt_ms", "delivered_bytes"]
-            {
-                names.push(format!("flow.{}.{m}", f.name));
+            match f.subflow_of {
+                Some(of) => {
+                    flow_names.push(self.connections[of.connection as usize].name.clone());
+                    subflow.push(Some(i64::from(of.index)));
+                }
+                None => {
+                    flow_names.push(f.name.clone());
+                    subflow.push(None);
+                }
             }
+            applies.extend(FLOW_METRICS.iter().map(|m| !CONNECTION_ONLY.contains(m)));
         }
         for c in &self.connections {
-            for m in CONNECTION_COLUMNS {
-                names.push(format!("flow.{}.{m}", c.name));
-            }
+            flow_names.push(c.name.clone());
+            subflow.push(None);
+            applies.extend(FLOW_METRICS.iter().map(|m| CONNECTION_METRICS.contains(m)));
         }
+        let flows = EntitySeries::new(
+            "flows",
+            vec![("flow".into(), KeyValues::Text(flow_names)), ("subflow".into(), KeyValues::Int(subflow))],
+            FLOW_METRICS.iter().map(|m| m.to_string()).collect(),
+            applies,
+            rows,
+        );
+        let mut links = Vec::new();
+        let mut tags = Vec::new();
+        let mut applies = Vec::new();
         for dir in &self.dirs {
             let link = self.topology.link_of(dir.id());
-            let tag = if link.dirs[0] == dir.id() { "fwd" } else { "rev" };
-            let d = format!("{}.{tag}", link.name);
-            for m in ["queue_bytes", "queue_packets", "capacity_bps", "throughput_bps"] {
-                names.push(format!("link.{d}.{m}"));
-            }
-            if dir.radio().is_some() {
-                names.push(format!("link.{d}.sinr_db"));
-                names.push(format!("link.{d}.mcs"));
-            }
+            links.push(link.name.clone());
+            tags.push(if link.dirs[0] == dir.id() { "fwd" } else { "rev" }.to_string());
+            let radio = dir.radio().is_some();
+            applies.extend(LINK_METRICS.iter().map(|m| radio || !RADIO_ONLY.contains(m)));
         }
+        let links = EntitySeries::new(
+            "links",
+            vec![("link".into(), KeyValues::Text(links)), ("direction".into(), KeyValues::Text(tags))],
+            LINK_METRICS.iter().map(|m| m.to_string()).collect(),
+            applies,
+            rows,
+        );
+        let (mut names, mut metrics) = (Vec::new(), Vec::new());
         for p in &self.processors {
-            names.extend(p.processor.columns().into_iter().map(|c| format!("proxy.{}.{c}", p.name)));
+            for column in p.processor.columns() {
+                names.push(p.name.clone());
+                metrics.push(column);
+            }
         }
-        names
+        let applies = vec![true; names.len()];
+        let proxies = EntitySeries::new(
+            "proxies",
+            vec![("processor".into(), KeyValues::Text(names)), ("metric".into(), KeyValues::Text(metrics))],
+            vec!["value".into()],
+            applies,
+            rows,
+        );
+        WorldSeries { times: Vec::with_capacity(rows), flows, links, proxies }
     }
 }

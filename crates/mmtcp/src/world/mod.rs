@@ -34,7 +34,6 @@ pub use relay::Relay;
 use crate::event::{Event, RadioEvent, TcpTimer};
 use crate::ids::{DirId, NodeId, PacketId};
 use crate::metrics::burst::{BurstMeter, BurstSummary};
-use crate::metrics::TimeSeries;
 use crate::net::PacketArena;
 use crate::proxy::{Control, Emit, ProcessorSlot};
 use crate::radio::direction::RadioOutput;
@@ -99,7 +98,7 @@ pub struct World {
     max_events: u64,
     events: u64,
     interval: Duration,
-    series: TimeSeries,
+    series: sample::WorldSeries,
     /// Bytes sent per direction at the previous time-series row.
     dir_bytes_at_last_sample: Vec<u64>,
     /// Reused buffers: packets a TCP endpoint emitted, timers it armed, a time-series row.
@@ -307,9 +306,10 @@ impl World {
         }
     }
 
-    /// The time series recorded so far (the world keeps an empty one).
-    pub fn take_series(&mut self) -> TimeSeries {
-        std::mem::take(&mut self.series)
+    /// The time series recorded so far, as long-form tables (`flows`, `links`, `proxies`); the
+    /// world keeps empty copies of them.
+    pub fn take_series(&mut self) -> Vec<crate::metrics::Table> {
+        std::mem::take(&mut self.series).into_tables()
     }
 
     /// Dispatches the next event, for tests that watch a run event by event; false when none

@@ -15,12 +15,18 @@
 //!   radio-link.md#capacity-and-utilisation), not bits sent ÷ capacity, which HARQ
 //!   retransmissions and the lagging MCS push above 1.
 //!
-//! The document is a tree of plain structs serialised straight to text: with 10⁴ flows and links
-//! a `serde_json::Value` tree of it would take twenty times the text's memory.
+//! The document is a tree of plain structs serialised straight to text. It lists every flow and
+//! link (and embeds the resolved scenario) only up to `metrics.summary_entries` of each; the
+//! per-entity tables ([`tables`]: `flow_summary`, `link_summary`, `flow_drops`) always hold every
+//! one, and `aggregates` ([`aggregate`]) sums them up, so that a run of 10⁴ flows writes a small
+//! summary and three tables instead of tens of megabytes of JSON.
+
+pub mod aggregate;
+pub mod tables;
 
 use crate::ids::{DirId, NodeId};
 use crate::metrics::burst::BurstSummary;
-use crate::metrics::LogHistogram;
+use crate::metrics::{LogHistogram, Table};
 use crate::net::Side;
 use crate::radio::direction::RadioDirection;
 use crate::scenario::{Loaded, Scenario};
@@ -32,16 +38,32 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
-/// `summary.json` as text, for a world that ran from `loaded` and stopped by `stop`, after
-/// `setup_seconds` of wall time to load and build it and `wall_seconds` to run.
-pub fn summary_json(
+/// What a finished run reports: `summary.json` as text, and the per-entity summary tables.
+pub struct Report {
+    pub summary_json: String,
+    pub tables: Vec<Table>,
+    /// Whether the summary lists every flow and link and embeds the scenario (both counts within
+    /// `metrics.summary_entries`); a caller writes the resolved scenario only then, unless asked.
+    pub lists_entities: bool,
+}
+
+/// The report of a world that ran from `loaded` and stopped by `stop`, after `setup_seconds` of
+/// wall time to load and build it and `wall_seconds` to run.
+pub fn report(
     world: &World,
     loaded: &Loaded,
     stop: Stop,
     (setup_seconds, wall_seconds): (f64, f64),
-) -> String {
+) -> Report {
     let end = if stop == Stop::EventLimit { world.now() } else { world.stop_time() };
     let events = world.events();
+    let flows = flows(world, &loaded.scenario, end);
+    let links = links(world, end);
+    let limit = loaded.scenario.metrics.summary_entries;
+    let (list_flows, list_links) = (flows.len() <= limit, links.len() <= limit);
+    let aggregates = aggregate::Aggregates::new(&flows, &links);
+    let tables = tables::summary_tables(&flows, &links);
+    let lists_entities = list_flows && list_links;
     let summary = Summary {
         mmtcp_version: env!("CARGO_PKG_VERSION"),
         scenario_file: &loaded.file,
@@ -53,13 +75,15 @@ pub fn summary_json(
         events_per_second: if wall_seconds > 0.0 { events as f64 / wall_seconds } else { 0.0 },
         stopped_by: stop_reason(stop),
         peak_packets: world.peak_packets(),
-        flows: flows(world, &loaded.scenario, end),
-        links: links(world, end),
+        aggregates,
+        flows: list_flows.then_some(&flows),
+        links: list_links.then_some(&links),
         processors: processors(world),
         burst: world.burst(),
-        scenario: &loaded.scenario,
+        scenario: lists_entities.then_some(&loaded.scenario),
     };
-    serde_json::to_string(&summary).expect("a summary always serialises")
+    let summary_json = serde_json::to_string(&summary).expect("a summary always serialises");
+    Report { summary_json, tables, lists_entities }
 }
 
 #[derive(Serialize)]
@@ -74,12 +98,19 @@ struct Summary<'a> {
     events_per_second: f64,
     stopped_by: &'static str,
     peak_packets: usize,
-    flows: Vec<FlowSummary<'a>>,
-    links: Vec<LinkSummary<'a>>,
+    aggregates: aggregate::Aggregates,
+    /// Every flow, with at most `metrics.summary_entries` of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flows: Option<&'a Vec<FlowSummary<'a>>>,
+    /// Every link, with at most `metrics.summary_entries` of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    links: Option<&'a Vec<LinkSummary<'a>>>,
     processors: Vec<ProcessorSummary<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     burst: Option<BurstSummary>,
-    scenario: &'a Scenario,
+    /// The resolved scenario, when the summary lists every flow and link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scenario: Option<&'a Scenario>,
 }
 
 #[derive(Serialize)]
