@@ -7,7 +7,10 @@ then the bare event engine is timed in this process. The table has, per scenario
 seconds to set the run up (load, check, build) and to run it, events, events per wall-second and
 nanoseconds per event, delivered packets per wall-second (all flows' delivered segments over the
 run's wall time), peak resident memory of the whole process, total goodput, and speed-up over
-real time.
+real time. The scenarios timed end to end (`bench_scaling.END_TO_END`) also have the seconds
+spent writing their results (`output s`) and the whole process's wall time (`total s`: start-up,
+set-up, run and output, what a user waits for), and after the table the targets of issue 28 are
+checked against them.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
 from mmtcp import _core
 from mmtcp._core import ScenarioError
-from mmtcp.bench_scaling import write_scenarios
+from mmtcp.bench_scaling import END_TO_END, write_scenarios
 from mmtcp.report import format_table, number, speed_up
 
 DEFAULT_ENGINE_EVENTS = 10_000_000
@@ -37,6 +41,8 @@ HEADER = [
     "peak MB",
     "goodput Mbit/s",
     "speed-up",
+    "output s",
+    "total s",
 ]
 
 
@@ -60,22 +66,34 @@ def run_suite(
 
 def _run(scenarios: list[Path], engine_events: int, out: TextIO) -> int:
     rows = []
+    measured: dict[str, dict[str, Any]] = {}
     failed = 0
     for index, scenario in enumerate(scenarios, start=1):
         print(f"[{index}/{len(scenarios)}] {scenario}", file=sys.stderr, flush=True)
+        save = ["--save"] if scenario.stem in END_TO_END else []
+        started = time.perf_counter()
         worker = subprocess.run(
             # -P: a local `mmtcp/` folder is not imported in place of the installed package.
-            [sys.executable, "-P", "-m", "mmtcp.bench_worker", str(scenario)],
+            [sys.executable, "-P", "-m", "mmtcp.bench_worker", str(scenario), *save],
             stdout=subprocess.PIPE,
             text=True,
             check=False,
         )
+        total = time.perf_counter() - started
         if worker.returncode == 0:
-            rows.append(_row(scenario.stem, json.loads(worker.stdout)))
+            m = json.loads(worker.stdout)
+            m["total_seconds"] = total if save else None
+            measured[scenario.stem] = m
+            rows.append(_row(scenario.stem, m))
         else:
             failed += 1
-            rows.append([scenario.stem, f"failed (exit {worker.returncode})"] + [""] * 8)
+            rows.append([scenario.stem, f"failed (exit {worker.returncode})"] + [""] * 10)
     print(format_table(HEADER, rows), file=out)
+    targets = target_lines(measured)
+    if targets:
+        print("\nissue 28's targets:", file=out)
+        for line in targets:
+            print(f"  {line}", file=out)
     engine = _core.bench_engine(engine_events)
     print(
         f"\nengine: {engine['events']:,} events in {engine['wall_seconds']:.3f} s = "
@@ -100,4 +118,46 @@ def _row(name: str, m: dict[str, Any]) -> list[str]:
         number(m["peak_rss_bytes"], 1, 1e6),
         number(m["goodput_bps"], 1, 1e6),
         speed_up(m["sim_seconds"], wall),
+        number(m.get("output_seconds"), 3),
+        number(m.get("total_seconds"), 3),
     ]
+
+
+def _ns_per_event(m: dict[str, Any]) -> float:
+    return m["wall_seconds"] * 1e9 / max(m["events"], 1)
+
+
+def target_lines(measured: dict[str, dict[str, Any]]) -> list[str]:
+    """Issue 28's targets, each `met` or `missed` with the measured value, for the rows present:
+    the 10 000-UE star end to end under 3 s and 400 MB with its set-up under 0.5 s; at 1000 UEs
+    output writing under 20 % of the run's wall time; the cost per event at 1000 UEs within 2x
+    that at 10 UEs, on that star and on the bench's own."""
+    lines = []
+
+    def check(what: str, value: float, limit: float, shown: str) -> None:
+        verdict = "met" if value < limit else "missed"
+        lines.append(f"{what}: {shown} ({verdict})")
+
+    big = measured.get("star10m-10000")
+    if big is not None:
+        check(
+            "star10m-10000 end to end < 3 s",
+            big["total_seconds"],
+            3.0,
+            f"{big['total_seconds']:.2f} s",
+        )
+        peak = big["peak_rss_bytes"] / 1e6
+        check("star10m-10000 peak < 400 MB", peak, 400.0, f"{peak:.0f} MB")
+        setup = big["setup_seconds"]
+        check("star10m-10000 set-up < 0.5 s", setup, 0.5, f"{setup:.3f} s")
+    mid = measured.get("star10m-1000")
+    if mid is not None:
+        share = mid["output_seconds"] / mid["total_seconds"]
+        check("star10m-1000 output < 20 % of wall time", share, 0.2, f"{100 * share:.1f} %")
+    for star in ("star10m", "star"):
+        small, large = measured.get(f"{star}-10"), measured.get(f"{star}-1000")
+        if small is not None and large is not None:
+            ratio = _ns_per_event(large) / _ns_per_event(small)
+            shown = f"{_ns_per_event(large):.0f} / {_ns_per_event(small):.0f} ns = {ratio:.2f}x"
+            check(f"{star}-1000 cost per event < 2x {star}-10's", ratio, 2.0, shown)
+    return lines

@@ -8,7 +8,8 @@ import json
 import pytest
 
 import mmtcp
-from mmtcp.bench_scaling import bottleneck, scenarios, star, write_scenarios
+from mmtcp.bench import target_lines
+from mmtcp.bench_scaling import bottleneck, scenarios, star, star10m, write_scenarios
 
 pytestmark = pytest.mark.core
 
@@ -42,8 +43,51 @@ def test_every_scaling_scenario_is_valid_and_written_as_json(tmp_path):
         "star-100",
         "star-1000",
         "star-10000",
+        "star10m-10",
+        "star10m-1000",
+        "star10m-10000",
     ]
     for path in paths:
         resolved = mmtcp.validate(path)
-        assert 'interval = "100ms"' in resolved, path
+        interval = {"star10m-10000": "100us"}.get(
+            path.stem, "10ms" if "10m" in path.stem else "100ms"
+        )
+        assert f'interval = "{interval}"' in resolved, path
     assert len(json.loads(paths[-1].read_text())["flow"]) == 10_000
+    assert len(json.loads(paths[-4].read_text())["flow"]) == 10_000
+
+
+def test_issue_28s_star_has_10_mbps_100_packet_access_links():
+    s = star10m(1000)
+    assert len(s["flow"]) == 1000
+    access = s["link"][1:]
+    assert {(a["rate"], a["buffer"]) for a in access} == {("10Mbps", "100pkt")}
+    assert s["link"][0]["rate"] == "40Gbps"
+    assert star10m(10_000)["simulation"]["duration"] == "1ms"
+
+
+def test_the_targets_of_issue_28_are_judged_from_the_rows():
+    rows = {
+        "star10m-10000": {
+            "total_seconds": 2.5,
+            "peak_rss_bytes": 450e6,
+            "setup_seconds": 0.3,
+            "wall_seconds": 0.01,
+            "events": 10,
+        },
+        "star10m-1000": {
+            "output_seconds": 0.5,
+            "total_seconds": 2.0,
+            "wall_seconds": 4.0,
+            "events": 10**7,
+        },
+        "star10m-10": {"wall_seconds": 1.0, "events": 10**7},
+    }
+    lines = target_lines(rows)
+    assert lines[0] == "star10m-10000 end to end < 3 s: 2.50 s (met)"
+    assert lines[1] == "star10m-10000 peak < 400 MB: 450 MB (missed)"
+    assert lines[3] == "star10m-1000 output < 20 % of wall time: 25.0 % (missed)"
+    assert (
+        lines[4] == "star10m-1000 cost per event < 2x star10m-10's: 400 / 100 ns = 4.00x (missed)"
+    )
+    assert len(lines) == 5, "the bench's own star has no rows here"
