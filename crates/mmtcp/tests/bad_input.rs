@@ -783,6 +783,12 @@ fn a_duration_beyond_the_clock_and_a_list_for_a_table_are_refused() {
     assert_eq!(e.field, "simulation.duration", "{e}");
     let e = check(&BASE.replace("rate = \"1Gbps\"", "rate = \"1Gbps\"\nforward = [0.5, 0.5, 0.5]"));
     assert!(e.field == "link[0].forward" && e.message.contains("found a list"), "{e}");
+    // A whole entry given as a list, and a list in a table outside the entries.
+    let nodes = BASE.replace("[[node]]\nname = \"server\"\n[[node]]\nname = \"ue\"\n", "");
+    let e = check(&format!("node = [[\"server\"], [\"ue\"]]\n{nodes}"));
+    assert!(e.field == "node[0]" && e.message.contains("found a list"), "{e}");
+    let e = check(&format!("[metrics]\nburst = [\"0s\", \"10ms\"]\n{BASE}"));
+    assert!(e.field == "metrics.burst" && e.message.contains("found a list"), "{e}");
 }
 
 #[test]

@@ -141,11 +141,12 @@ fn unknown_key(message: &str) -> Option<&str> {
 /// profile ([`profile::fill_in`]).
 pub fn deserialize(mut doc: Value, file: &str) -> Result<Scenario, InputError> {
     if let Some(Value::Array(flows)) = doc.get_mut("flow") {
+        let mut bundles = profile::Bundles::default();
         for (i, flow) in flows.iter_mut().enumerate() {
             let Some(flow) = flow.as_object_mut() else { continue };
             let transport = flow.entry("transport").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(table) = transport {
-                profile::fill_in(table).map_err(|(key, message)| {
+                profile::fill_in_with(table, &mut bundles).map_err(|(key, message)| {
                     InputError::new(file, format!("flow[{i}].transport.{key}"), message)
                 })?;
             }
@@ -153,27 +154,99 @@ pub fn deserialize(mut doc: Value, file: &str) -> Result<Scenario, InputError> {
     }
     let scenario: Scenario = deserialize_as(&doc, file)?;
     // serde fills a table from a list of its values in field order; a scenario never means that.
-    let resolved = serde_json::to_value(&scenario).expect("a scenario always serialises");
-    if let Some(path) = list_for_table(&doc, &resolved, String::new()) {
+    if let Some(steps) = list_for_table_in(&doc, &scenario) {
+        let path = path_text(&steps);
         return Err(InputError::new(file, path, "expected a table ({ key = value, ... }), found a list"));
     }
     Ok(scenario)
 }
 
-/// The first place where the document has a list and the scenario it gave has a table, as a
-/// field path (`link[1].forward`).
-fn list_for_table(doc: &Value, resolved: &Value, path: String) -> Option<String> {
-    match (doc, resolved) {
-        (Value::Array(_), Value::Object(_)) => Some(path),
-        (Value::Object(given), Value::Object(kept)) => given.iter().find_map(|(key, value)| {
-            let inner = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-            kept.get(key).and_then(|r| list_for_table(value, r, inner))
+/// [`list_for_table`] over the whole scenario, serialising only what can hold such a place: the
+/// entries of `node`, `link` and `flow` that have a list somewhere (a star of 10⁴ UEs would
+/// otherwise be serialised whole, a third of its set-up), and the other tables together.
+fn list_for_table_in(doc: &Value, scenario: &Scenario) -> Option<Vec<Step>> {
+    fn entries<T: serde::Serialize>(key: &str, doc: &Value, resolved: &[T]) -> Option<Vec<Step>> {
+        let Value::Array(given) = doc else { return None };
+        given.iter().zip(resolved).enumerate().find_map(|(i, (entry, kept))| {
+            if !entry.is_array() && !has_list_below(entry) {
+                return None;
+            }
+            let kept = serde_json::to_value(kept).expect("a scenario always serialises");
+            let mut path = list_for_table(entry, &kept)?;
+            path.push(Step::Index(i));
+            path.push(Step::Key(key.to_string()));
+            Some(path)
+        })
+    }
+    let Value::Object(top) = doc else { return None };
+    let rest = Scenario {
+        simulation: scenario.simulation.clone(),
+        metrics: scenario.metrics.clone(),
+        nodes: Vec::new(),
+        links: Vec::new(),
+        flows: Vec::new(),
+    };
+    let rest = serde_json::to_value(&rest).expect("a scenario always serialises");
+    top.iter().find_map(|(key, value)| match key.as_str() {
+        "node" => entries(key, value, &scenario.nodes),
+        "link" => entries(key, value, &scenario.links),
+        "flow" => entries(key, value, &scenario.flows),
+        _ => rest.get(key).and_then(|kept| {
+            let mut path = list_for_table(value, kept)?;
+            path.push(Step::Key(key.clone()));
+            Some(path)
         }),
-        (Value::Array(given), Value::Array(kept)) if given.len() == kept.len() => given
-            .iter()
-            .zip(kept)
-            .enumerate()
-            .find_map(|(i, (g, k))| list_for_table(g, k, format!("{path}[{i}]"))),
+    })
+}
+
+/// Whether a list appears anywhere inside `value` (itself excluded).
+fn has_list_below(value: &Value) -> bool {
+    match value {
+        Value::Object(fields) => fields.values().any(|v| v.is_array() || has_list_below(v)),
+        Value::Array(items) => items.iter().any(|v| v.is_array() || has_list_below(v)),
+        _ => false,
+    }
+}
+
+/// One step of a field path, innermost first as [`list_for_table`] builds it.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A path of steps (innermost first) as text: `link[1].forward`.
+fn path_text(steps: &[Step]) -> String {
+    let mut text = String::new();
+    for step in steps.iter().rev() {
+        match step {
+            Step::Key(key) if text.is_empty() => text.push_str(key),
+            Step::Key(key) => {
+                text.push('.');
+                text.push_str(key);
+            }
+            Step::Index(i) => text.push_str(&format!("[{i}]")),
+        }
+    }
+    text
+}
+
+/// The first place where the document has a list and the scenario it gave has a table, as the
+/// steps of its field path, innermost first (the path is built only once found).
+fn list_for_table(doc: &Value, resolved: &Value) -> Option<Vec<Step>> {
+    match (doc, resolved) {
+        (Value::Array(_), Value::Object(_)) => Some(Vec::new()),
+        (Value::Object(given), Value::Object(kept)) => given.iter().find_map(|(key, value)| {
+            let mut path = kept.get(key).and_then(|r| list_for_table(value, r))?;
+            path.push(Step::Key(key.clone()));
+            Some(path)
+        }),
+        (Value::Array(given), Value::Array(kept)) if given.len() == kept.len() => {
+            given.iter().zip(kept).enumerate().find_map(|(i, (g, k))| {
+                let mut path = list_for_table(g, k)?;
+                path.push(Step::Index(i));
+                Some(path)
+            })
+        }
         _ => None,
     }
 }

@@ -156,6 +156,35 @@ impl Profile {
 /// error naming the key (`Err((key, message))`); the other keys are checked when the table is
 /// read.
 pub fn fill_in(table: &mut Map<String, Value>) -> Result<(), (&'static str, String)> {
+    fill_in_with(table, &mut Bundles::default())
+}
+
+/// The bundles of defaults [`fill_in_with`] has written as tables, by profile and controller: a
+/// scenario of 10⁴ flows writes each once, not once per flow.
+#[derive(Default)]
+pub struct Bundles(Vec<((Profile, CcKind), Map<String, Value>)>);
+
+impl Bundles {
+    fn get(&mut self, profile: Profile, cc: CcKind) -> &Map<String, Value> {
+        let at = match self.0.iter().position(|(k, _)| *k == (profile, cc)) {
+            Some(at) => at,
+            None => {
+                let Ok(Value::Object(bundle)) = serde_json::to_value(profile.defaults(cc)) else {
+                    unreachable!("a TcpConfig serialises to a table")
+                };
+                self.0.push(((profile, cc), bundle));
+                self.0.len() - 1
+            }
+        };
+        &self.0[at].1
+    }
+}
+
+/// [`fill_in`], with the bundles written so far kept in `bundles`.
+pub fn fill_in_with(
+    table: &mut Map<String, Value>,
+    bundles: &mut Bundles,
+) -> Result<(), (&'static str, String)> {
     let profile: Profile = known(table, "profile", &["linux", "ns3", "rfc"])?.unwrap_or_default();
     let cc: CcKind = known(table, "cc", &["cubic", "newreno", "bbr", "lia", "olia", "balia", "mpcubic"])?
         .unwrap_or_default();
@@ -167,10 +196,7 @@ pub fn fill_in(table: &mut Map<String, Value>) -> Result<(), (&'static str, Stri
     readable::<ReceiveBuffer>(table, "receive_buffer")?;
     readable::<Bytes>(table, "receive_buffer_max")?;
     readable::<Bytes>(table, "receive_buffer_initial")?;
-    let Ok(Value::Object(bundle)) = serde_json::to_value(profile.defaults(cc)) else {
-        unreachable!("a TcpConfig serialises to a table")
-    };
-    merge_missing(table, bundle);
+    merge_missing(table, bundles.get(profile, cc));
     // Autotuning's own keys, every profile alike: Linux 3.18's tcp_rmem (docs/models/tcp.md).
     if table.get("receive_buffer").and_then(Value::as_str).is_some_and(|v| v.trim() == "auto") {
         for (key, default) in [
@@ -210,11 +236,11 @@ fn readable<T: serde::de::DeserializeOwned>(
     }
 }
 
-fn merge_missing(into: &mut Map<String, Value>, from: Map<String, Value>) {
+fn merge_missing(into: &mut Map<String, Value>, from: &Map<String, Value>) {
     for (key, value) in from {
-        match (into.get_mut(&key), value) {
+        match (into.get_mut(key), value) {
             (None, value) => {
-                into.insert(key, value);
+                into.insert(key.clone(), value.clone());
             }
             (Some(Value::Object(inner)), Value::Object(defaults)) => merge_missing(inner, defaults),
             (Some(_), _) => {}
