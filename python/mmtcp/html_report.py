@@ -23,7 +23,7 @@ from typing import Any
 from mmtcp._core import ScenarioError
 from mmtcp.claim_tables import HEADLINE_MARK, headline_first
 from mmtcp.claim_verdicts import SUMMARIES
-from mmtcp.report import cost_line, run_tables
+from mmtcp.report import cost_line, detailed, run_tables
 from mmtcp.reproduce import EXPERIMENT_FILE, Experiment, load_experiment
 from mmtcp.sweep_table import estimate_legend, points_rows
 
@@ -133,7 +133,7 @@ def _read_json(path: Path) -> Any:
 
 def _run_page(folder: Path) -> tuple[str, str]:
     summary = _read_json(folder / "summary.json")
-    tables = run_tables(summary, _summary_tables(folder))
+    tables = run_tables(summary, _summary_tables(folder, summary))
     cost = cost_line(summary)
     scenario = str(summary.get("scenario_file", "?"))
     title = f"mmtcp run: {Path(scenario).name}"
@@ -163,8 +163,12 @@ def _run_page(folder: Path) -> tuple[str, str]:
     return title, "\n".join(parts)
 
 
-def _summary_tables(folder: Path) -> dict[str, Any]:
-    """The run's flow_summary and link_summary tables, where saved (pyarrow Tables)."""
+def _summary_tables(folder: Path, summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's flow_summary and link_summary tables, where saved (pyarrow Tables), for a run
+    whose tables show distributions and top entities (none needed otherwise: reading parquet
+    imports pandas)."""
+    if detailed(dict(summary), "flows") and detailed(dict(summary), "links"):
+        return {}
     files = {name: folder / f"{name}.parquet" for name in ("flow_summary", "link_summary")}
     if not any(path.is_file() for path in files.values()):
         return {}

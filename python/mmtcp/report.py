@@ -124,7 +124,7 @@ def top_rows(
 
     if only_null is not None:
         table = table.filter(pc.is_null(table[only_null]))
-    order = pc.sort_indices(table, sort_keys=[(by, "descending")], null_placement="at_end")
+    order = pc.sort_indices(table, sort_keys=[(by, "descending", "at_end")])
     return table.take(order[:n]).to_pylist()
 
 

@@ -148,3 +148,30 @@ def test_a_save_into_a_used_folder_removes_what_this_run_does_not_write(tmp_path
     assert not (tmp_path / "timeseries.parquet").exists()
     assert not (tmp_path / "scenario.resolved.toml").exists()
     assert Path(tmp_path / "flows.parquet").is_file()
+
+
+def test_a_run_of_many_flows_reports_and_plots_distributions(tmp_path):
+    """Beyond `report.FEW` flows: the printed tables give the distributions across flows and the
+    top ten, the plots their percentiles and CDF, report.html the same tables; from the saved
+    folder too, when the summary does not list the flows."""
+    from mmtcp.html_report import write_report
+    from mmtcp.plot import plot_dir
+    from mmtcp.report import FEW, run_report
+
+    result = mmtcp.run(star(FEW + 6), overrides={"metrics.summary_entries": FEW + 1})
+    out = result.save(tmp_path / "run")
+    arrow = {name: result.tables[name].to_arrow() for name in ("flow_summary", "link_summary")}
+    text = run_report(result.summary, arrow)
+    assert f"{FEW + 6} flows:" in text
+    assert "The 10 flows with the most goodput" in text
+    top = text.split("The 10 flows with the most goodput")[1].splitlines()[2:12]
+    goodputs = [float(line.split()[1]) for line in top]
+    assert goodputs == sorted(goodputs, reverse=True)
+    assert len(top) == 10
+    assert sum(line.startswith("to-ue") for line in text.splitlines()) == 10
+    stems = sorted(p.stem for p in result.plot(out))
+    assert stems == ["goodput", "goodput_cdf", "queues", "rtt"]
+    assert sorted(p.stem for p in plot_dir(out)) == stems, "from the saved tables alone"
+    page = write_report(out).read_text(encoding="utf-8")
+    assert "The 10 flows with the most goodput" in page
+    assert "mmtcp run --resolved" in page, "no resolved scenario for an unlisted run"
