@@ -67,10 +67,29 @@ def metric_value(summary: Any, path: str, entries: SummaryEntries | None = None)
     return float(node)
 
 
+PER_FLOW_DEFAULTS = 24
+"""Most flows a sweep reports one by one by default; beyond, it reports `AGGREGATE_DEFAULTS`."""
+
+AGGREGATE_DEFAULTS = (
+    "aggregates.flows.total_goodput_bps",
+    "aggregates.flows.goodput_bps.mean",
+    "aggregates.flows.goodput_bps.p10",
+    "aggregates.flows.goodput_bps.p50",
+    "aggregates.flows.jain_fairness",
+    "aggregates.flows.rtt_mean_ms.p50",
+    "aggregates.flows.rtt_p99_ms.p99",
+    "aggregates.flows.retransmitted_segments",
+)
+"""The default metrics of a sweep whose scenarios have more than `PER_FLOW_DEFAULTS` flows
+(summary.json's `aggregates`, docs/metrics.md); completion times are added when a flow has a
+size."""
+
+
 def default_metrics(resolved_scenarios: Iterable[Mapping[str, Any]]) -> list[str]:
     """Every flow's goodput (and its steady-state goodput where a scenario sets
     `metrics.steady_from`), mean and p99 RTT, mean and p99 one-way delay, completion time (for
-    flows with a size) and retransmissions, over the flows of every resolved scenario."""
+    flows with a size) and retransmissions, over the flows of every resolved scenario; with more
+    than `PER_FLOW_DEFAULTS` flows, their distributions (`AGGREGATE_DEFAULTS`) instead."""
     flows: dict[str, bool] = {}
     steady = False
     for scenario in resolved_scenarios:
@@ -81,6 +100,9 @@ def default_metrics(resolved_scenarios: Iterable[Mapping[str, Any]]) -> list[str
             app = flow.get("app", {})
             sized = app.get("kind") == "download" or "size" in app
             flows[key] = flows.get(key, False) or sized
+    if len(flows) > PER_FLOW_DEFAULTS:
+        completion = ["aggregates.flows.completion_seconds.p50"] if any(flows.values()) else []
+        return [*AGGREGATE_DEFAULTS, *completion]
     metrics = []
     for name, sized in flows.items():
         prefix = f"flows.{name}"

@@ -157,6 +157,26 @@ def test_default_metrics_add_the_steady_state_goodput_with_steady_from():
     assert check_metrics(metrics) == metrics
 
 
+def test_default_metrics_of_many_flows_are_their_distributions():
+    from mmtcp.metrics import AGGREGATE_DEFAULTS, PER_FLOW_DEFAULTS
+
+    flows = [{"name": f"f{i}"} for i in range(PER_FLOW_DEFAULTS)]
+    assert len(default_metrics([{"flow": flows}])) == 6 * PER_FLOW_DEFAULTS
+    many = {"flow": [*flows, {"name": "fetch", "app": {"kind": "download", "size": "1MB"}}]}
+    metrics = default_metrics([many])
+    assert metrics == [*AGGREGATE_DEFAULTS, "aggregates.flows.completion_seconds.p50"]
+    assert check_metrics(metrics) == metrics
+    summary = mmtcp.run(
+        {
+            "node": [{"name": "a"}, {"name": "b"}],
+            "link": [{"between": ["a", "b"], "rate": "100Mbps", "delay": "1ms"}],
+            "flow": [{"from": "a", "to": "b", "app": {"kind": "download", "size": "100kB"}}],
+        },
+        overrides={"simulation.duration": "1s"},
+    ).summary
+    assert all(metric_value(summary, m) is not None for m in metrics), "every path exists"
+
+
 @pytest.mark.parametrize(
     ("dof", "quantile"),
     [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (29, 2.0452), (1000, 1.9623)],
