@@ -21,7 +21,6 @@ arrays, one per column.
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -357,7 +356,9 @@ contains itself would otherwise recurse until Python's stack gives out."""
 
 
 def toml_literal(value: Any, depth: int = 0) -> str:
-    """`value` (bool, int, float, str, list, tuple or dict thereof) as a TOML literal.
+    """`value` (bool, int, float, str, list, tuple or dict thereof) as a one-line TOML literal:
+    scalars and keys as tomli_w writes them, lists and dicts inline (tomli_w writes a dict as a
+    table of its own, and long lists over several lines, where an override needs one line).
 
     >>> toml_literal({"loss": 0.01, "kind": "x"})
     '{ loss = 0.01, kind = "x" }'
@@ -367,18 +368,6 @@ def toml_literal(value: Any, depth: int = 0) -> str:
             f"cannot write a value nested more than {TOML_DEPTH_LIMIT} levels deep as TOML "
             "(does a list or dict contain itself?)"
         )
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_literal(item, depth + 1) for item in value) + "]"
     if isinstance(value, Mapping):
@@ -386,23 +375,18 @@ def toml_literal(value: Any, depth: int = 0) -> str:
             f"{_toml_key(str(k))} = {toml_literal(v, depth + 1)}" for k, v in value.items()
         )
         return "{ " + items + " }" if items else "{}"
-    raise TypeError(f"cannot write {type(value).__name__} {value!r} as a TOML value")
+    if not isinstance(value, (bool, int, float, str)):
+        raise TypeError(f"cannot write {type(value).__name__} {value!r} as a TOML value")
+    return _tomli_w_line({"v": value}).removeprefix("v = ")
 
 
 def _toml_key(key: str) -> str:
-    bare = key and all(c.isascii() and (c.isalnum() or c in "-_") for c in key)
-    return key if bare else _toml_string(key)
+    """`key` as tomli_w writes it: bare if it can be, else quoted."""
+    return _tomli_w_line({key: 0}).removesuffix(" = 0")
 
 
-def _toml_string(text: str) -> str:
-    """A TOML basic string: quote, backslash and control characters escaped (TOML 1.0 §String)."""
-    out = ['"']
-    for c in text:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c < " " or c == "\x7f":
-            out.append(f"\\u{ord(c):04x}")
-        else:
-            out.append(c)
-    out.append('"')
-    return "".join(out)
+def _tomli_w_line(table: Mapping[str, Any]) -> str:
+    """The one line tomli_w writes for a table of one scalar."""
+    import tomli_w
+
+    return tomli_w.dumps(dict(table)).rstrip("\n")
