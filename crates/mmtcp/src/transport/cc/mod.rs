@@ -174,38 +174,70 @@ pub trait CongestionControl {
     fn couple(&mut self, _siblings: &Siblings) {}
 }
 
-/// The algorithm a scenario asks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcKind {
-    NewReno,
+/// Declares the controllers once: each as `Variant(Type) = "name"`. From the list come
+/// [`CcKind`] (what a scenario names, read and written by serde under `name`), [`CcKind::ALL`],
+/// [`CcKind::name`], [`AnyCc`] (the controllers themselves, for static dispatch) and the
+/// `dispatch!` macro over it. Adding a controller is: its module implementing
+/// [`CongestionControl`], a line here, its arm in [`AnyCc::new`] (the compiler asks for it), its
+/// profile defaults if they differ (`transport/tcp/profile.rs`), and its row in
+/// docs/scenario.md's `cc`.
+macro_rules! controllers {
+    ($($(#[$meta:meta])* $variant:ident($ty:ty) = $name:literal,)*) => {
+        /// The algorithm a scenario asks for.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum CcKind {
+            $($(#[$meta])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl CcKind {
+            /// Every controller, in declaration order.
+            pub const ALL: &'static [CcKind] = &[$(CcKind::$variant,)*];
+
+            /// The name a scenario uses for it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(CcKind::$variant => $name,)*
+                }
+            }
+        }
+
+        /// Every controller, for static dispatch.
+        ///
+        /// The BBR variant is about three times the size of the others; each sender holds one
+        /// controller, so unboxed it costs a few hundred bytes per flow, where a `Box` would cost
+        /// an indirection on every ACK.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Clone, Debug)]
+        pub enum AnyCc {
+            $($variant($ty),)*
+        }
+
+        macro_rules! dispatch {
+            ($self:ident, $c:ident => $e:expr) => {
+                match $self {
+                    $(AnyCc::$variant($c) => $e,)*
+                }
+            };
+        }
+    };
+}
+
+controllers! {
+    NewReno(NewReno) = "newreno",
     #[default]
-    Cubic,
-    Bbr,
+    Cubic(Cubic) = "cubic",
+    Bbr(Bbr) = "bbr",
     /// RFC 6356 coupled congestion control of MP-TCP subflows (`lia.rs`).
-    Lia,
+    Lia(Lia) = "lia",
     /// Khalili et al. 2013 (`olia.rs`).
-    Olia,
+    Olia(Olia) = "olia",
     /// Peng et al. 2016 (`balia.rs`).
-    Balia,
+    Balia(Balia) = "balia",
     /// Our coupled CUBIC (`mpcubic.rs`): RFC 9438 linked by RFC 6356's α.
-    MpCubic,
+    MpCubic(MpCubic) = "mpcubic",
 }
 
 impl CcKind {
-    /// The name a scenario uses for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            CcKind::NewReno => "newreno",
-            CcKind::Cubic => "cubic",
-            CcKind::Bbr => "bbr",
-            CcKind::Lia => "lia",
-            CcKind::Olia => "olia",
-            CcKind::Balia => "balia",
-            CcKind::MpCubic => "mpcubic",
-        }
-    }
-
     /// The controller couples an MP-TCP connection's subflows (reads them in `couple`); with one
     /// subflow, or on a single-path flow, it behaves as Reno (`mpcubic`: as CUBIC).
     pub fn is_coupled(self) -> bool {
@@ -217,23 +249,6 @@ impl CcKind {
     pub fn has_linux_v090_form(self) -> bool {
         matches!(self, CcKind::Lia | CcKind::Olia | CcKind::Balia)
     }
-}
-
-/// Every controller, for static dispatch.
-///
-/// The BBR variant is about three times the size of the others; each sender holds one
-/// controller, so unboxed it costs a few hundred bytes per flow, where a `Box` would cost an
-/// indirection on every ACK.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
-pub enum AnyCc {
-    NewReno(NewReno),
-    Cubic(Cubic),
-    Bbr(Bbr),
-    Lia(Lia),
-    Olia(Olia),
-    Balia(Balia),
-    MpCubic(MpCubic),
 }
 
 impl AnyCc {
@@ -265,20 +280,6 @@ impl AnyCc {
             CcKind::MpCubic => AnyCc::MpCubic(MpCubic::new(mss, initial_window_bytes, cubic)),
         }
     }
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            AnyCc::NewReno($c) => $e,
-            AnyCc::Cubic($c) => $e,
-            AnyCc::Bbr($c) => $e,
-            AnyCc::Lia($c) => $e,
-            AnyCc::Olia($c) => $e,
-            AnyCc::Balia($c) => $e,
-            AnyCc::MpCubic($c) => $e,
-        }
-    };
 }
 
 impl CongestionControl for AnyCc {
@@ -323,5 +324,26 @@ impl CongestionControl for AnyCc {
     }
     fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
         dispatch!(self, c => c.set_window(cwnd, ssthresh))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_controller_reads_and_writes_its_name_and_builds_its_own_kind() {
+        let names: Vec<&str> = CcKind::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names, ["newreno", "cubic", "bbr", "lia", "olia", "balia", "mpcubic"]);
+        assert_eq!(CcKind::default(), CcKind::Cubic);
+        for &kind in CcKind::ALL {
+            let name = serde_json::Value::String(kind.name().to_string());
+            assert_eq!(serde_json::to_value(kind).unwrap(), name);
+            assert_eq!(serde_json::from_value::<CcKind>(name).unwrap(), kind);
+            let parts = (&CubicConfig::default(), None, CoupledVariant::Paper, NewRenoCounting::default());
+            let built = AnyCc::new(kind, 1448, 14480, parts, Rng::for_component(1, "cc-test"));
+            let variant = format!("{built:?}");
+            assert!(variant.starts_with(&format!("{kind:?}(")), "{kind:?} built {variant:.40}");
+        }
     }
 }

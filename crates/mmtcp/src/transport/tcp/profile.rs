@@ -186,8 +186,8 @@ pub fn fill_in_with(
     bundles: &mut Bundles,
 ) -> Result<(), (&'static str, String)> {
     let profile: Profile = known(table, "profile", &["linux", "ns3", "rfc"])?.unwrap_or_default();
-    let cc: CcKind = known(table, "cc", &["cubic", "newreno", "bbr", "lia", "olia", "balia", "mpcubic"])?
-        .unwrap_or_default();
+    let names: Vec<&str> = CcKind::ALL.iter().map(|c| c.name()).collect();
+    let cc: CcKind = known(table, "cc", &names)?.unwrap_or_default();
     // Checked here too so that the error names the key: the table is read flattened into
     // `[flow.transport]`, where serde reports a bad name without it.
     known::<Recovery>(table, "recovery", &["prr", "classic"])?;
@@ -261,15 +261,7 @@ mod tests {
     #[test]
     fn test_every_profile_is_valid_for_every_controller() {
         for profile in [Profile::Linux, Profile::Ns3, Profile::Rfc] {
-            for cc in [
-                CcKind::NewReno,
-                CcKind::Cubic,
-                CcKind::Bbr,
-                CcKind::Lia,
-                CcKind::Olia,
-                CcKind::Balia,
-                CcKind::MpCubic,
-            ] {
+            for &cc in CcKind::ALL {
                 let cfg = profile.defaults(cc);
                 assert_eq!(cfg.validate(), Ok(()), "{profile:?} {cc:?}");
                 assert_eq!(cfg.hystart, cc == CcKind::Cubic, "HyStart follows the controller");
