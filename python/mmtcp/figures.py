@@ -69,19 +69,25 @@ def error_bars(
 
 
 def split_by(
-    points: Sequence[Mapping[str, Any]], *keys: str
+    points: Sequence[Mapping[str, Any]], *keys: str, order: Sequence[Any] | None = None
 ) -> list[tuple[tuple[Any, ...], list[Mapping[str, Any]]]]:
-    """The points grouped by the values of the override `keys` (one figure per reading, say):
-    `(values, points)` pairs in the order of the values.
+    """The points grouped by the values of the override `keys` (one figure per reading, a panel
+    per channel, a line per scheme): `(values, points)` pairs in the order of the values, or in
+    `order` (values of a single key, or tuples of values) with the groups it does not name after.
 
     >>> points = [{"overrides": {"rate": "2G", "p": 0.1}}, {"overrides": {"rate": "1G", "p": 0.1}}]
     >>> [(values, len(group)) for values, group in split_by(points, "rate", "p")]
     [(('1G', 0.1), 1), (('2G', 0.1), 1)]
+    >>> [values for values, _ in split_by(points, "rate", order=["2G", "1G"])]
+    [('2G',), ('1G',)]
     """
     groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
     for point in points:
         groups.setdefault(tuple(point["overrides"][k] for k in keys), []).append(point)
-    return sorted(groups.items(), key=lambda item: item[0])
+    named = [v if isinstance(v, tuple) else (v,) for v in order or ()]
+    first = [(values, groups[values]) for values in named if values in groups]
+    rest = sorted((item for item in groups.items() if item[0] not in named), key=lambda i: i[0])
+    return first + rest
 
 
 def by_reading(

@@ -14,7 +14,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from mmtcp.figures import error_bar, interval_label, wrapped_title
+from mmtcp.figures import error_bar, interval_label, split_by, wrapped_title
 
 METRIC = "burst.throughput_bps"
 STYLES = {"0": "-", "0.01%": "--", "0.1%": ":"}
@@ -47,10 +47,6 @@ def _line(axes, points, label, colour, style) -> None:
     )
 
 
-def _select(points, **want) -> list[dict[str, Any]]:
-    return [p for p in points if all(p["overrides"].get(k) == v for k, v in want.items())]
-
-
 def _finish(figure, axes, title, points, path: Path) -> Path:
     axes.set_xlabel("server-gateway latency (ms)")
     axes.set_ylabel("throughput of the ten flows (Mbit/s)")
@@ -64,12 +60,12 @@ def _finish(figure, axes, title, points, path: Path) -> Path:
 def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Draws the two figures into `out_dir` and returns their paths."""
     paths = []
+    lines = dict(split_by(points, "channel", "connectivity", "per"))
     figure = Figure(figsize=(7, 4.8), layout="constrained")
     axes = figure.subplots()
-    ideal = _select(points, channel="ideal", connectivity="single", per="0")
-    _line(axes, ideal, "ideal link, PER 0", "tab:grey", "-")
+    _line(axes, lines.get(("ideal", "single", "0"), []), "ideal link, PER 0", "tab:grey", "-")
     for per, style in STYLES.items():
-        actual = _select(points, channel="actual", connectivity="single", per=per)
+        actual = lines.get(("actual", "single", per), [])
         _line(axes, actual, f"actual link, PER {per}", "tab:blue", style)
     paths.append(
         _finish(
@@ -84,7 +80,7 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     axes = figure.subplots()
     for connectivity, colour in [("single", "tab:blue"), ("dual", "tab:orange")]:
         for per, style in STYLES.items():
-            chosen = _select(points, channel="actual", connectivity=connectivity, per=per)
+            chosen = lines.get(("actual", connectivity, per), [])
             _line(axes, chosen, f"{connectivity} connectivity, PER {per}", colour, style)
     paths.append(
         _finish(

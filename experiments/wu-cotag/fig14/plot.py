@@ -17,6 +17,7 @@ from mmtcp.figures import (
     grouped_bars,
     interval_label,
     results_by_reading,
+    split_by,
     wrapped_title,
 )
 
@@ -43,11 +44,10 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
 
 
 def _figure(points: list[dict[str, Any]], reading: str, out_dir: Path) -> Path:
-    channels = [c for c in CHANNELS if any(p["overrides"]["channel"] == c for p in points)]
-    figure = Figure(figsize=(6 * len(channels), 4.8), layout="constrained")
-    axes_row = figure.subplots(1, len(channels), squeeze=False)[0]
-    for axes, channel in zip(axes_row, channels, strict=True):
-        here = [p for p in points if p["overrides"]["channel"] == channel]
+    panels = split_by(points, "channel", order=list(CHANNELS))
+    figure = Figure(figsize=(6 * len(panels), 4.8), layout="constrained")
+    axes_row = figure.subplots(1, len(panels), squeeze=False)[0]
+    for axes, ((channel,), here) in zip(axes_row, panels, strict=True):
         grouped_bars(
             axes,
             here,

@@ -52,13 +52,10 @@ def plot(points: list[dict[str, Any]], out_dir: Path) -> list[Path]:
 def _figures(points: list[dict[str, Any]], reading: str, out_dir: Path) -> list[Path]:
     paths = []
     for (rate, p_value), mine in split_by(points, "rate", "p"):
-        correlations = [
-            c for c in CORRELATIONS if any(p["overrides"]["correlation"] == c for p in mine)
-        ]
-        figure = Figure(figsize=(6 * len(correlations), 4.8), layout="constrained")
-        axes_row = figure.subplots(1, len(correlations), squeeze=False)[0]
-        for axes, correlation in zip(axes_row, correlations, strict=True):
-            here = [p for p in mine if p["overrides"]["correlation"] == correlation]
+        panels = split_by(mine, "correlation", order=CORRELATIONS)
+        figure = Figure(figsize=(6 * len(panels), 4.8), layout="constrained")
+        axes_row = figure.subplots(1, len(panels), squeeze=False)[0]
+        for axes, ((correlation,), here) in zip(axes_row, panels, strict=True):
             grouped_bars(
                 axes,
                 here,

@@ -55,14 +55,12 @@ def _figures(points: list[dict[str, Any]], reading: str, out_dir: Path) -> list[
     for (rate, p_value), mine in split_by(points, "rate", "p"):
         figure = Figure(figsize=(7, 4.8), layout="constrained")
         axes = figure.subplots()
+        lines = dict(split_by(mine, "scheme", "per"))
         for scheme in SCHEMES:
             for per, style in STYLES.items():
+                here = lines.get((scheme, per), [])
                 line = sorted(
-                    (
-                        (_ms(p["overrides"]["link.core.delay"]), p)
-                        for p in mine
-                        if p["overrides"]["scheme"] == scheme and p["overrides"]["per"] == per
-                    ),
+                    ((_ms(p["overrides"]["link.core.delay"]), p) for p in here),
                     key=lambda item: item[0],
                 )
                 shown = [(x, error_bar(p["metrics"].get(METRIC), 1e-9)) for x, p in line]
