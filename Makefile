@@ -1,7 +1,8 @@
 # mmtcp: build, test and benchmark entry points.
 #
 #   make demo    set up, then run scenarios/demo.toml into out/demo (plots in out/demo/plots/)
-#   make test    set up, lint, then the Rust tests and the Python tests
+#   make test    set up, lint, then the Rust tests and the Python tests (on every core, with
+#                pytest-xdist); prints how long it took, set-up included
 #   make lint    rustfmt, clippy and ruff checks
 #   make bench   set up, then time the scenarios of scenarios/bench and the event engine
 #   make setup   only the set-up: .venv/, pinned requirements, the package built in release mode
@@ -25,6 +26,9 @@ BIN := $(VENV)/bin
 # PyO3 rebuilt) when switching between maturin and clippy.
 export PYO3_PYTHON := $(CURDIR)/$(BIN)/python
 
+# When this make started: `make test` prints its time from here, set-up and lint included.
+STARTED := $(shell date +%s)
+
 REQUIREMENTS_STAMP := $(VENV)/.requirements.stamp
 PACKAGE_STAMP := $(VENV)/.package.stamp
 RUST_INPUTS := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
@@ -36,7 +40,9 @@ demo: setup
 
 test: setup lint
 	cargo test -p mmtcp
-	$(BIN)/pytest -q -rs
+	$(BIN)/pytest -q -rs -n auto
+	@elapsed=$$(( $$(date +%s) - $(STARTED) )); \
+	    echo "make test: $$(( elapsed / 60 )) min $$(( elapsed % 60 )) s"
 
 lint: setup
 	cargo fmt --all --check
