@@ -145,9 +145,10 @@ def to_pandas(table: RawTable) -> pd.DataFrame:
 
 
 def wide_columns(tables: Mapping[str, RawTable]) -> dict[str, npt.NDArray[np.float64]]:
-    """The wide time series: `time_s`, then one column per entity and metric that applies to it —
-    `flow.<flow>.<metric>`, `flow.<flow>.sf<k>.<metric>` (MP-TCP subflow k; its connection's
-    flows come first, in the order the core samples them), `link.<link>.<fwd|rev>.<metric>`,
+    """The wide time series: `time_s`, then one column per entity and metric that applies to it,
+    in the order the core samples them — `flow.<flow>.<metric>` for TCP flows and
+    `flow.<flow>.sf<k>.<metric>` for MP-TCP subflows (in the scenario's order), then each MP-TCP
+    connection's `flow.<flow>.<metric>`; `link.<link>.<fwd|rev>.<metric>`;
     `proxy.<processor>.<column>`."""
     import numpy as np
 
