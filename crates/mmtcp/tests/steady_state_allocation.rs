@@ -7,6 +7,7 @@
 //! data at the receiver) runs all the time; likewise behind proxies, over MP-TCP and through a
 //! relay (split connection).
 
+#[path = "it/common/mod.rs"]
 mod common;
 use common::*;
 use std::alloc::{GlobalAlloc, Layout, System};

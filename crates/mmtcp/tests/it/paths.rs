@@ -3,13 +3,12 @@
 //! its data and its ACKs crossed: everything the server sends enters the eNB over `core` and
 //! must leave it over the pinned link only; everything the UE sends likewise.
 
-mod common;
 
-use common::{run_toml, source};
+use crate::common::{run_toml, source};
 use mmtcp::api::{validate, RunOptions};
 use serde_json::Value;
 
-const SCENARIO: &str = include_str!("../../../scenarios/lte-and-28ghz.toml");
+const SCENARIO: &str = include_str!("../../../../scenarios/lte-and-28ghz.toml");
 
 /// The scenario's topology with one flow of the given extra keys, for 1 s.
 fn alone(keys: &str) -> String {

@@ -3,8 +3,7 @@
 //! downstream links lose; a slow downstream throttles the upstream sender through the relay's
 //! bounded buffer and TCP flow control; runs are deterministic.
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use serde_json::Value;

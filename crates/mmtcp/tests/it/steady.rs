@@ -2,8 +2,7 @@
 //! window (`steady_goodput_bps`, `subflows[k].steady_share`), against known rates, the time
 //! series, and a slow start the window leaves out.
 
-mod common;
-use common::{f64_of, run_toml, two_path_connection, PathSpec};
+use crate::common::{f64_of, run_toml, two_path_connection, PathSpec};
 use serde_json::Value;
 
 /// One flow `x` over a `rate`, `delay` link (`buffer` of queue) with `app`, for `duration`;

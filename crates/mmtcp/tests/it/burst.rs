@@ -1,8 +1,7 @@
 //! `[metrics.burst]` on whole runs: the window's bytes, short-term throughput and time to a
 //! target agree with the time series' delivered bytes, for TCP and MP-TCP flows.
 
-mod common;
-use common::{f64_of, run_toml};
+use crate::common::{f64_of, run_toml};
 use serde_json::Value;
 
 /// Two flows over a 1 Gbit/s chain, each application capped at 200 Mbit/s from 0.1 s; a third

@@ -2,8 +2,7 @@
 //! small connection window, each keeps the window on the fast path rather than let the slow
 //! path's data hold it. MuSher end to end: every byte once over both paths, and only with two.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A 5 MB download from `server` to `ue` over two paths, 10 and 100 ms one way (RTTs of 20 and
 /// 200 ms); `fast` gives the fast access link's rate and buffer, `transport` keys are added.

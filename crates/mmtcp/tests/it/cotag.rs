@@ -1,8 +1,7 @@
 //! COTAG on a whole network: a content server, a gateway, two access points on correlated
 //! Markov links with packet errors, a dual-connected device; TCP CUBIC flows through it.
 
-mod common;
-use common::{run_toml, run_toml_with, Ran};
+use crate::common::{run_toml, run_toml_with, Ran};
 use serde_json::Value;
 
 /// Access links at a constant 1 Gbit/s.

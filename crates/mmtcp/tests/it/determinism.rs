@@ -1,8 +1,7 @@
 //! Same scenario and seed ⇒ bit-identical results; another seed ⇒ different ones where
 //! randomness is involved.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 const SCENARIO: &str = r#"

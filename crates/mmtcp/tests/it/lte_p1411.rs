@@ -3,8 +3,7 @@
 //! fading. Scenario-level checks: the link budget reaches the radio stack unchanged, the draw is
 //! held for the run and changes with the seed, and bad values give one-line errors naming the key.
 
-mod common;
-use common::*;
+use crate::common::*;
 use mmtcp::api::{validate, RunOptions, ScenarioSource};
 use mmtcp::error::InputError;
 use std::path::PathBuf;

@@ -1,8 +1,7 @@
 //! Scenario tests of the radio stack: AMC rate, HARQ and RLC repairing block errors, the cost of a
 //! stale MCS after a sudden SINR drop, separate uplink/downlink channels, link reports.
 
-mod common;
-use common::*;
+use crate::common::*;
 use mmtcp::ids::DirId;
 use mmtcp::radio::report::{LinkReport, ReportSubscriber};
 use std::cell::RefCell;

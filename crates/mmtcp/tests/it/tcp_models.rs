@@ -1,7 +1,6 @@
 //! Scenario tests of the TCP models against formulas and the behaviours the seeds start from.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// server —(`core`)— router —(`last_hop`)— ue: one flow from server to ue. `core` and
 /// `last_hop` are the keys of each `[[link]]` after `between`; `transport` the flow's table.

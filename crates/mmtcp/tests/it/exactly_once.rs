@@ -8,8 +8,7 @@
 //! delivered twice would show as more bytes or segments delivered than were written, a byte
 //! skipped as a transfer that never completes or delivers fewer.
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 

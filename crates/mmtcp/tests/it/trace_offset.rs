@@ -1,8 +1,7 @@
 //! `offset = "random"` on rate traces: one draw per run, shared by every trace channel, so traces
 //! recorded together stay aligned; another seed starts elsewhere.
 
-mod common;
-use common::run_toml;
+use crate::common::run_toml;
 
 /// Two radio links replaying `traces/loop.csv` (period 2 s) from a random offset.
 fn two_links(seed: u64) -> String {

@@ -2,8 +2,7 @@
 //! buffer follows the bandwidth-delay product, stops at its maximum, and the MP-TCP
 //! connection's buffer grows from its subflows.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// server —(10 Gbit/s, 1 ms)— router —(`rate`, `delay`, `buffer`)— ue, one flow of `app`.
 fn chain(rate: &str, delay: &str, buffer: &str, transport: &str, app: &str, duration: &str) -> String {

@@ -1,8 +1,7 @@
 //! MP-TCP's window update when the connection's reorder buffer drains (Linux v0.90
 //! `mptcp_cleanup_rbuf`, docs/models/mptcp.md), watched event by event.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// Two paths, 100 Mbit/s at 20 ms and 10 Mbit/s at 60 ms one way; round robin puts every other
 /// chunk on the slow path, so the fast path's data waits in the connection's buffer for it.

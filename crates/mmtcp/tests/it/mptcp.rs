@@ -1,8 +1,7 @@
 //! MP-TCP connections end to end: exactly-once delivery over impaired and failing paths, the
 //! schedulers' and the connection's observable behaviour, and the summary's per-subflow keys.
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 

@@ -30,8 +30,7 @@
 //! packets sent "first" admitted last to first (out of order into an idle link, head refused
 //! by a queue without room for the whole run).
 
-mod common;
-use common::*;
+use crate::common::*;
 use mmtcp::ids::{NodeId, PacketId};
 use mmtcp::net::{Side, TcpFlags};
 use mmtcp::proxy::{PacketProcessor, ProcCtx, ProcessorSlot, Verdict};

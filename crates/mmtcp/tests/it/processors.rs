@@ -2,8 +2,7 @@
 //! is gone, packets sent "first" jump the queue in the order emitted, timers fire, control
 //! messages pin a sender's window.
 
-mod common;
-use common::world;
+use crate::common::world;
 use mmtcp::ids::{DirId, FlowId, NodeId, PacketId};
 use mmtcp::net::Side;
 use mmtcp::proxy::{Control, PacketProcessor, ProcCtx, ProcessorSlot, Verdict};
@@ -472,7 +471,7 @@ impl PacketProcessor for ReportLog {
 
 #[test]
 fn a_processor_receives_the_reports_of_several_radio_links() {
-    let scenario = include_str!("../../../scenarios/lte-and-28ghz.toml").replace("\"5s\"", "\"1s\"");
+    let scenario = include_str!("../../../../scenarios/lte-and-28ghz.toml").replace("\"5s\"", "\"1s\"");
     let mut w = world(&scenario);
     let enb = w.topology().node("enb").unwrap();
     let down = |name: &str| w.topology().links().iter().find(|l| l.name == name).unwrap().dirs[0];
