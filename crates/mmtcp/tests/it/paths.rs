@@ -3,7 +3,6 @@
 //! its data and its ACKs crossed: everything the server sends enters the eNB over `core` and
 //! must leave it over the pinned link only; everything the UE sends likewise.
 
-
 use crate::common::{run_toml, source};
 use mmtcp::api::{validate, RunOptions};
 use serde_json::Value;
