@@ -475,10 +475,14 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from mmtcp.plot import plot_dir  # matplotlib is loaded only by the commands that plot
 
     directory = Path(args.result_dir)
+    series = ("timeseries.parquet", "flows.parquet")
     missing = [name for name in RESULT_FILES if not (directory / name).is_file()]
+    if not any((directory / name).is_file() for name in series):
+        missing.append(" or ".join(series))
     if missing:
         raise ScenarioError(
-            f"{directory}: no {' or '.join(missing)}; expected a directory written by 'mmtcp run'"
+            f"{directory}: no {' and no '.join(missing)}; expected a directory written by "
+            "'mmtcp run'"
         )
     for path in plot_dir(directory, args.plot_format):
         print(path)

@@ -53,13 +53,16 @@ _HEADROOM = 1.1
 def plot_dir(result_dir: str | os.PathLike[str], plot_format: str = "png") -> list[Path]:
     """Draws the plots of the run saved in `result_dir`; returns the files written. A run
     without `timeseries.parquet` (more than `metrics.summary_entries` flows or links) or with
-    more than `report.FEW` flows or links gets the distribution plots of `mmtcp.plot_many`."""
+    more than `report.FEW` flows or links gets the distribution plots of `mmtcp.plot_many` (a
+    folder written before the long tables existed, with only `timeseries.parquet`, a line per
+    entity)."""
     from mmtcp.report import detailed
 
     directory = Path(result_dir)
     summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
     wide = directory / "timeseries.parquet"
-    if not wide.is_file() or not (detailed(summary, "flows") and detailed(summary, "links")):
+    few = detailed(summary, "flows") and detailed(summary, "links")
+    if not wide.is_file() or (not few and (directory / "flows.parquet").is_file()):
         import pyarrow.parquet as pq
 
         from mmtcp.plot_many import plot_distributions

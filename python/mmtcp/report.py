@@ -63,8 +63,9 @@ PLAIN_CAPTIONS = ("Flows", "Links", "Radio directions", "Packet processors")
 
 def detailed(summary: dict[str, Any], kind: str) -> bool:
     """Whether the reports show each of the run's `kind` (`flows` or `links`): the summary lists
-    them and there are at most `FEW`."""
-    return kind in summary and len(summary[kind]) <= FEW
+    them and there are at most `FEW` (or it has no `aggregates` to show instead: a summary written
+    before them)."""
+    return kind in summary and (len(summary[kind]) <= FEW or "aggregates" not in summary)
 
 
 def run_tables(

@@ -4,6 +4,7 @@ when the summary does not list the entities, in a run and in a sweep."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +176,28 @@ def test_a_run_of_many_flows_reports_and_plots_distributions(tmp_path):
     page = write_report(out).read_text(encoding="utf-8")
     assert "The 10 flows with the most goodput" in page
     assert "mmtcp run --resolved" in page, "no resolved scenario for an unlisted run"
+
+
+def test_plot_and_report_of_a_folder_from_before_the_tables(tmp_path, cli):
+    """A run folder written before issue 28 (summary.json without aggregates, listing its many
+    flows, and timeseries.parquet only) still plots a line per flow and reports every flow; a
+    folder with neither time series is refused, naming both files."""
+    from mmtcp.html_report import write_report
+    from mmtcp.report import FEW
+
+    result = mmtcp.run(star(FEW + 2))
+    result.save(tmp_path)
+    old = dict(result.summary)
+    del old["aggregates"]
+    (tmp_path / "summary.json").write_text(json.dumps(old), encoding="utf-8")
+    for name in ("flows", "links", "proxies", "flow_summary", "link_summary", "flow_drops"):
+        (tmp_path / f"{name}.parquet").unlink()
+    proc = cli("plot", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(Path(p).stem for p in proc.stdout.split()) == ["cwnd", "goodput", "queues", "rtt"]
+    page = write_report(tmp_path).read_text(encoding="utf-8")
+    assert f"to-ue{FEW + 1}" in page, "every flow listed"
+    (tmp_path / "timeseries.parquet").unlink()
+    proc = cli("plot", tmp_path)
+    assert proc.returncode == 2
+    assert "no timeseries.parquet or flows.parquet" in proc.stderr
