@@ -45,7 +45,7 @@ RTT_GAP_INTERVALS = 3
 GOODPUT_PERCENTILE = 99.0
 """The goodput axis reaches a little above this percentile of each flow's samples."""
 
-_DPI = 120
+DPI = 120
 _WIDTH_INCHES = 10.0
 _HEADROOM = 1.1
 
@@ -95,7 +95,7 @@ def plot_result(
         figure = draw(summary, timeseries)
         if figure is not None:
             path = plots_dir / f"{stem}.{plot_format}"
-            figure.savefig(path, dpi=_DPI, format=plot_format)
+            figure.savefig(path, dpi=DPI, format=plot_format)
             written.append(path)
     return written
 
@@ -130,7 +130,7 @@ def goodput_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
     flows = _present(ts, [(name, f"flow.{name}.goodput_bps") for name in names])
     if not flows:
         return None
-    figure, ax = _figure(height=5.0)
+    figure, ax = new_figure(height=5.0)
     time = ts["time_s"]
     for name, column in flows:
         ax.plot(time, ts[column] / 1e6, label=literal(f"{name} goodput"), linewidth=1.2)
@@ -161,7 +161,7 @@ def goodput_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
             clip_on=False,
             label=f"above the axis (peak {peak:,.0f} Mbit/s)",
         )
-    _finish(ax, title="Goodput per flow", ylabel="rate (Mbit/s)")
+    finish_axes(ax, title="Goodput per flow", ylabel="rate (Mbit/s)")
     ax.set_ylim(0, top)
     return figure
 
@@ -202,11 +202,11 @@ def cwnd_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
     for ax, (name, lines) in zip(axes, panels, strict=True):
         # pandas' max skips NaN (ssthresh is NaN until the first loss) without warning.
         peak = max(float(np.nan_to_num(ts[column].max())) for _, column in lines)
-        scale, unit = _byte_unit(peak)
+        scale, unit = byte_unit(peak)
         for (label, style), column in lines:
             ax.plot(time, ts[column] / scale, label=label, **{"linewidth": 1.2, **style})
         title = literal(f"Flow {name}: window and bytes in flight")
-        _finish(ax, title=title, ylabel=f"size ({unit})")
+        finish_axes(ax, title=title, ylabel=f"size ({unit})")
         ax.set_ylim(bottom=0)
     for ax in axes[:-1]:
         ax.set_xlabel("")
@@ -219,7 +219,7 @@ def rtt_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
     flows = _present(ts, [(name, f"flow.{name}.rtt_ms") for name in _tcp_connections(summary)])
     if not flows:
         return None
-    figure, ax = _figure(height=4.5)
+    figure, ax = new_figure(height=4.5)
     interval = float(np.median(np.diff(ts["time_s"]))) if len(ts) > 1 else 0.0
     for name, column in flows:
         samples = ts[["time_s", column]].dropna()
@@ -227,7 +227,7 @@ def rtt_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
             samples["time_s"].to_numpy(), samples[column].to_numpy(), RTT_GAP_INTERVALS * interval
         )
         ax.plot(time, rtt, label=literal(name), linewidth=1.2)
-    _finish(ax, title="Round-trip time per flow", ylabel="RTT (ms)")
+    finish_axes(ax, title="Round-trip time per flow", ylabel="RTT (ms)")
     ax.set_ylim(bottom=0)
     return figure
 
@@ -257,11 +257,11 @@ def queues_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
     queues = _present(ts, candidates)
     if not queues:
         return None
-    figure, ax = _figure(height=4.5)
-    scale, unit = _byte_unit(max(np.nanmax(ts[column], initial=0.0) for _, column in queues))
+    figure, ax = new_figure(height=4.5)
+    scale, unit = byte_unit(max(np.nanmax(ts[column], initial=0.0) for _, column in queues))
     for label, column in queues:
         ax.plot(ts["time_s"], ts[column] / scale, label=label, drawstyle="steps-post")
-    _finish(ax, title="Queue occupancy per link direction", ylabel=f"queue ({unit})")
+    finish_axes(ax, title="Queue occupancy per link direction", ylabel=f"queue ({unit})")
     ax.set_ylim(bottom=0)
     return figure
 
@@ -284,8 +284,8 @@ def radio_figure(summary: Summary, ts: pd.DataFrame) -> Figure | None:
         sinr = ts[f"{prefix}.sinr_db"].replace(-np.inf, np.nan)
         sinr_ax.plot(ts["time_s"], sinr, label=label, drawstyle="steps-post")
         mcs_ax.plot(ts["time_s"], ts[f"{prefix}.mcs"], label=label, drawstyle="steps-post")
-    _finish(sinr_ax, title="SINR per radio direction (sampled)", ylabel="SINR (dB)")
-    _finish(mcs_ax, title="MCS the SINR allows", ylabel="MCS index")
+    finish_axes(sinr_ax, title="SINR per radio direction (sampled)", ylabel="SINR (dB)")
+    finish_axes(mcs_ax, title="MCS the SINR allows", ylabel="MCS index")
     return figure
 
 
@@ -294,12 +294,14 @@ def _present(ts: pd.DataFrame, wanted: list[tuple[Key, str]]) -> list[tuple[Key,
     return [(key, column) for key, column in wanted if column in ts.columns]
 
 
-def _figure(height: float) -> tuple[Figure, Axes]:
+def new_figure(height: float) -> tuple[Figure, Axes]:
+    """A figure of the plots' width and `height` inches with one axes (also `plot_many`'s)."""
     figure = Figure(figsize=(_WIDTH_INCHES, height), layout="constrained")
     return figure, figure.add_subplot()
 
 
-def _finish(ax: Axes, *, title: str, ylabel: str) -> None:
+def finish_axes(ax: Axes, *, title: str, ylabel: str) -> None:
+    """Title, time axis, y label, grid and legend, as every plot of a run has them."""
     ax.set_title(title)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
@@ -307,7 +309,7 @@ def _finish(ax: Axes, *, title: str, ylabel: str) -> None:
     ax.legend(loc="best", fontsize="small")
 
 
-def _byte_unit(largest: float) -> tuple[float, str]:
+def byte_unit(largest: float) -> tuple[float, str]:
     """A divisor and unit name that keep `largest` bytes readable (decimal units, as the core)."""
     for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
         if largest >= scale:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from mmtcp.plot import _DPI, _byte_unit, _figure, _finish, literal
+from mmtcp.plot import DPI, byte_unit, finish_axes, literal, new_figure
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -52,7 +52,7 @@ def plot_distributions(
     for stem, figure in figures.items():
         if figure is not None:
             path = plots_dir / f"{stem}.{plot_format}"
-            figure.savefig(path, dpi=_DPI, format=plot_format)
+            figure.savefig(path, dpi=DPI, format=plot_format)
             written.append(path)
     return written
 
@@ -73,7 +73,7 @@ def goodput_cdf_figure(tables: Mapping[str, pa.Table]) -> Figure | None:
         return None
     goodput = np.sort(flows["goodput_bps"].to_numpy(zero_copy_only=False)) / 1e6
     share = np.arange(1, len(goodput) + 1) / len(goodput)
-    figure, ax = _figure(height=4.5)
+    figure, ax = new_figure(height=4.5)
     ax.step(goodput, share, where="post", label=f"{len(goodput):,} flows")
     ax.set_title("Goodput per flow over the run: CDF")
     ax.set_xlabel("goodput (Mbit/s)")
@@ -117,7 +117,7 @@ def goodput_figure(tables: Mapping[str, pa.Table]) -> Figure | None:
     if series is None or series.num_rows == 0 or summary is None:
         return None
     time, values, kept = _per_sample(series, "goodput_bps", _top_level_rows(series))
-    figure, ax = _figure(height=5.0)
+    figure, ax = new_figure(height=5.0)
     _percentile_lines(ax, time, values, 1e6)
     ax.plot(time, values.mean(axis=1) / 1e6, label="mean", linestyle="--", linewidth=1.2)
     top = np.argsort(-summary["goodput_bps"].to_numpy(zero_copy_only=False), kind="stable")
@@ -126,7 +126,7 @@ def goodput_figure(tables: Mapping[str, pa.Table]) -> Figure | None:
     for name in top_names:
         line = values[:, column_of[name]] / 1e6
         ax.plot(time, line, linewidth=0.6, alpha=0.7, label=literal(name))
-    _finish(ax, title="Goodput across flows per interval", ylabel="goodput (Mbit/s)")
+    finish_axes(ax, title="Goodput across flows per interval", ylabel="goodput (Mbit/s)")
     return figure
 
 
@@ -141,9 +141,9 @@ def rtt_figure(tables: Mapping[str, pa.Table]) -> Figure | None:
     time, values, _ = _per_sample(series, "rtt_ms", has_rtt)
     if values.shape[1] == 0 or np.isnan(values).all():
         return None
-    figure, ax = _figure(height=4.5)
+    figure, ax = new_figure(height=4.5)
     _percentile_lines(ax, time, values, 1.0)
-    _finish(ax, title="RTT across flows per interval (each flow's mean)", ylabel="RTT (ms)")
+    finish_axes(ax, title="RTT across flows per interval (each flow's mean)", ylabel="RTT (ms)")
     return figure
 
 
@@ -152,13 +152,13 @@ def queues_figure(tables: Mapping[str, pa.Table]) -> Figure | None:
     if series is None or series.num_rows == 0:
         return None
     time, values, _ = _per_sample(series, "queue_bytes")
-    scale, unit = _byte_unit(float(values.max(initial=0.0)))
-    figure, ax = _figure(height=4.5)
+    scale, unit = byte_unit(float(values.max(initial=0.0)))
+    figure, ax = new_figure(height=4.5)
     for label, line in (
         ("median", np.median(values, axis=1)),
         ("p90", np.percentile(values, 90, axis=1)),
         ("max", values.max(axis=1)),
     ):
         ax.plot(time, line / scale, label=f"{label} across {values.shape[1]:,} directions")
-    _finish(ax, title="Queue occupancy across link directions", ylabel=f"queue ({unit})")
+    finish_axes(ax, title="Queue occupancy across link directions", ylabel=f"queue ({unit})")
     return figure
