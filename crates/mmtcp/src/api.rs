@@ -37,13 +37,6 @@ pub struct RunOutput {
     pub resolved: Option<String>,
 }
 
-impl RunOutput {
-    /// The table named `name`.
-    pub fn table(&self, name: &str) -> Option<&Table> {
-        self.tables.iter().find(|t| t.name == name)
-    }
-}
-
 /// Why a run did not finish.
 #[derive(Debug)]
 pub enum RunError {

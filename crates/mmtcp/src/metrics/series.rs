@@ -60,10 +60,6 @@ impl EntitySeries {
         entities * metrics * rows
     }
 
-    pub fn entities(&self) -> usize {
-        self.entities
-    }
-
     /// Appends the next entity's values in this sample (entities in order, then the next
     /// sample's first); `row` holds one value per metric.
     pub fn push(&mut self, row: &[f64]) {
