@@ -169,12 +169,9 @@ def _summary_tables(folder: Path, summary: Mapping[str, Any]) -> dict[str, Any]:
     imports pandas)."""
     if detailed(dict(summary), "flows") and detailed(dict(summary), "links"):
         return {}
-    files = {name: folder / f"{name}.parquet" for name in ("flow_summary", "link_summary")}
-    if not any(path.is_file() for path in files.values()):
-        return {}
-    import pyarrow.parquet as pq
+    from mmtcp.tables import read_saved
 
-    return {name: pq.read_table(path) for name, path in files.items() if path.is_file()}
+    return read_saved(folder, ("flow_summary", "link_summary"))
 
 
 def _sweep_page(folder: Path, experiment: Experiment | None) -> tuple[str, str]:

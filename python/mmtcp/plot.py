@@ -63,14 +63,10 @@ def plot_dir(result_dir: str | os.PathLike[str], plot_format: str = "png") -> li
     wide = directory / "timeseries.parquet"
     few = detailed(summary, "flows") and detailed(summary, "links")
     if not wide.is_file() or (not few and (directory / "flows.parquet").is_file()):
-        import pyarrow.parquet as pq
-
         from mmtcp.plot_many import plot_distributions
-        from mmtcp.tables import TABLES
+        from mmtcp.tables import read_saved
 
-        files = {name: directory / f"{name}.parquet" for name in TABLES}
-        tables = {name: pq.read_table(path) for name, path in files.items() if path.is_file()}
-        return plot_distributions(summary, tables, directory / "plots", plot_format)
+        return plot_distributions(summary, read_saved(directory), directory / "plots", plot_format)
     timeseries = pd.read_parquet(wide, engine="pyarrow")
     return plot_result(summary, timeseries, directory / "plots", plot_format)
 

@@ -25,6 +25,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from mmtcp.plot import DPI, byte_unit, finish_axes, literal, new_figure
+from mmtcp.tables import entities_per_sample
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -90,8 +91,7 @@ def _per_sample(
     """A long-form series as (times, values [sample, entity], entity rows kept): its `metric`
     reshaped to one row per sample, keeping the entities where `rows` (over one sample) holds."""
     time = table["time_s"].to_numpy()
-    later = np.flatnonzero(time != time[0])
-    entities = int(later[0]) if len(later) else len(time)
+    entities = entities_per_sample(time)
     samples = len(time) // entities
     kept = np.arange(entities) if rows is None else np.flatnonzero(rows[:entities])
     values = table[metric].to_numpy(zero_copy_only=False).astype(np.float64)

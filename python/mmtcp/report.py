@@ -160,7 +160,8 @@ def flow_table(flows: Sequence[Mapping[str, Any]]) -> Table:
     return header, rows
 
 
-DISTRIBUTION_HEADER = ["", "flows", "mean", "min", "p10", "p50", "p90", "p99", "max"]
+def _distribution_header(counted: str) -> list[str]:
+    return ["", counted, "mean", "min", "p10", "p50", "p90", "p99", "max"]
 
 
 def _distribution_row(
@@ -191,12 +192,12 @@ def flow_distributions(summary: dict[str, Any]) -> Table:
         _distribution_row("RTT p99 ms", a["rtt_p99_ms"], 1, 1),
         _distribution_row("completion s", a["completion_seconds"], 3, 1),
     ]
-    return DISTRIBUTION_HEADER, rows
+    return _distribution_header("flows"), rows
 
 
 def link_distributions(summary: dict[str, Any]) -> Table:
     """The forward directions' utilisation across links (`aggregates.links`)."""
-    header = ["", "links", "mean", "min", "p10", "p50", "p90", "p99", "max"]
+    header = _distribution_header("links")
     utilisation = summary["aggregates"]["links"]["utilisation"]
     return header, [_distribution_row("utilisation", utilisation, 3, 1)]
 

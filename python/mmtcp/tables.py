@@ -139,6 +139,14 @@ def write_parquet(tables: Mapping[str, RawTable], out_dir: Path) -> list[Path]:
     return paths
 
 
+def read_saved(folder: Path, names: Sequence[str] = TABLES) -> dict[str, pa.Table]:
+    """The tables `names` a run saved in `folder` (`<name>.parquet`), those present."""
+    import pyarrow.parquet as pq
+
+    files = {name: folder / f"{name}.parquet" for name in names}
+    return {name: pq.read_table(path) for name, path in files.items() if path.is_file()}
+
+
 def to_pandas(table: RawTable) -> pd.DataFrame:
     """The table as a DataFrame (text columns categorical, nullable integers as floats)."""
     return table.to_arrow().to_pandas()
@@ -157,7 +165,7 @@ def wide_columns(tables: Mapping[str, RawTable]) -> dict[str, npt.NDArray[np.flo
     for table in series:
         if table.rows:
             time = table.column("time_s").values
-            entities = _entities(time)
+            entities = entities_per_sample(time)
             samples, times = table.rows // entities, time[::entities]
             break
     columns: dict[str, npt.NDArray[np.float64]] = {"time_s": np.ascontiguousarray(times)}
@@ -172,7 +180,7 @@ def wide_columns(tables: Mapping[str, RawTable]) -> dict[str, npt.NDArray[np.flo
     return columns
 
 
-def _entities(time: npt.NDArray[np.float64]) -> int:
+def entities_per_sample(time: npt.NDArray[np.float64]) -> int:
     """Entities per sample of a time-major long table: the rows sharing the first time."""
     import numpy as np
 
